@@ -1,0 +1,148 @@
+//! Golden case files: an old and a new script with the expected verdict, the exact set of
+//! rule ids that fire, the fate of the state and warnings. Run by `flink-compat test` and
+//! by the test harness.
+
+use crate::check::check;
+use crate::error::Result;
+use crate::report::Report;
+use crate::rules::load::parse_yaml;
+use crate::rules::RuleSet;
+use crate::source::SourceFile;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub title: String,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub old: String,
+    pub new: String,
+    /// Job configuration, as if passed with `--set KEY=VALUE`.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    pub verdict: String,
+    pub findings: Vec<String>,
+    #[serde(default)]
+    pub state: Option<ExpectedState>,
+    /// Substrings each of which must appear in some warning or assumption.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedState {
+    #[serde(default)]
+    pub reused: Vec<String>,
+    #[serde(default)]
+    pub starts_empty: Vec<String>,
+    #[serde(default)]
+    pub discarded: Vec<String>,
+}
+
+/// What a case run found wrong (empty when it passed).
+#[derive(Debug)]
+pub struct Outcome {
+    pub name: String,
+    pub problems: Vec<String>,
+    pub report: Option<Report>,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+pub fn load(file: &SourceFile) -> Result<Case> {
+    parse_yaml(file, "case")
+}
+
+fn sorted(mut items: Vec<String>) -> Vec<String> {
+    items.sort();
+    items
+}
+
+/// Runs one case; an error reading the case file itself is an `Err`.
+pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
+    let case = load(file)?;
+    let overrides: Vec<(String, String)> = case.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let old = SourceFile::new(format!("{}#old", file.name), case.old.clone());
+    let new = SourceFile::new(format!("{}#new", file.name), case.new.clone());
+    let mut problems = Vec::new();
+    let report = match check(old, new, &overrides, rules) {
+        Ok(report) => report,
+        Err(e) => {
+            problems.push(format!("the check failed: {e}"));
+            return Ok(Outcome { name: file.name.clone(), problems, report: None });
+        }
+    };
+    if report.verdict.name() != case.expect.verdict {
+        problems.push(format!("verdict: expected {}, got {}", case.expect.verdict, report.verdict));
+    }
+    let fired = sorted(report.findings().map(|f| f.rule.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect());
+    let expected = sorted(case.expect.findings.clone());
+    if fired != expected {
+        let missing: Vec<&String> = expected.iter().filter(|e| !fired.contains(e)).collect();
+        let extra: Vec<&String> = fired.iter().filter(|f| !expected.contains(f)).collect();
+        let details: Vec<String> = report.findings().filter(|f| extra.contains(&&f.rule)).map(|f| format!("{}: {}", f.rule, f.message)).collect();
+        problems.push(format!("findings: missing {missing:?}, unexpected {extra:?} {details:?}"));
+    }
+    if let Some(state) = &case.expect.state {
+        let mut reused = Vec::new();
+        let mut starts_empty = Vec::new();
+        let mut discarded = Vec::new();
+        for op in report.queries.iter().flat_map(|q| &q.operators) {
+            reused.extend(op.state.reused.iter().cloned());
+            starts_empty.extend(op.state.starts_empty.iter().cloned());
+            discarded.extend(op.state.discarded.iter().cloned());
+        }
+        for (label, got, want) in [("reused", reused, &state.reused), ("starts_empty", starts_empty, &state.starts_empty), ("discarded", discarded, &state.discarded)] {
+            if sorted(got.clone()) != sorted(want.clone()) {
+                problems.push(format!("state {label}: expected {want:?}, got {got:?}"));
+            }
+        }
+    }
+    for wanted in &case.expect.warnings {
+        if !report.notes.iter().any(|n| n.message.contains(wanted.as_str())) {
+            let notes: Vec<&str> = report.notes.iter().map(|n| n.message.as_str()).collect();
+            problems.push(format!("no warning contains {wanted:?}; notes: {notes:?}"));
+        }
+    }
+    Ok(Outcome { name: file.name.clone(), problems, report: Some(report) })
+}
+
+/// Every case file under the given paths (files or directories, recursively), sorted.
+pub fn collect(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut stack = vec![path.clone()];
+            while let Some(dir) = stack.pop() {
+                let entries = std::fs::read_dir(&dir).map_err(|e| crate::error::Error::Io { path: dir.display().to_string(), reason: e.to_string() })?;
+                for entry in entries.flatten() {
+                    let p = entry.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                        out.push(p);
+                    }
+                }
+            }
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,200 @@
+//! The catalog a script builds: tables with their time attributes, views, functions, configuration.
+
+pub mod config;
+
+use crate::error::{Error, Result};
+use crate::notes::Notes;
+use crate::source::{ByteSpan, SourceFile};
+use crate::sql::{ColumnKind, FunctionDef, Language, Script, Statement, StatementKind, TableDef, ViewDef};
+use config::{Config, Origin};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeKind {
+    Rowtime,
+    Proctime,
+}
+
+impl TimeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeKind::Rowtime => "rowtime",
+            TimeKind::Proctime => "proctime",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub def: TableDef,
+    pub span: ByteSpan,
+}
+
+impl Table {
+    pub fn name(&self) -> &str {
+        self.def.name.last()
+    }
+
+    /// The time attribute kind of a column: WATERMARK FOR x makes x rowtime, PROCTIME() proctime.
+    pub fn time_kind(&self, column: &str) -> Option<TimeKind> {
+        if self.def.watermark.as_ref().is_some_and(|w| w.column == column) {
+            return Some(TimeKind::Rowtime);
+        }
+        self.def.columns.iter().find(|c| c.name == column).and_then(|c| match &c.kind {
+            ColumnKind::Computed { expr } if is_proctime_call(expr) => Some(TimeKind::Proctime),
+            _ => None,
+        })
+    }
+
+    pub fn connector(&self) -> Option<&str> {
+        self.option("connector")
+    }
+
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.def.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+pub fn is_proctime_call(expr: &sqlparser::ast::Expr) -> bool {
+    matches!(expr, sqlparser::ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("PROCTIME"))
+}
+
+#[derive(Debug, Clone)]
+pub struct View {
+    pub def: ViewDef,
+    pub span: ByteSpan,
+}
+
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub def: FunctionDef,
+}
+
+impl Function {
+    pub fn language(&self) -> Language {
+        self.def.language
+    }
+}
+
+/// One INSERT (or bare query) of the script, in order.
+#[derive(Debug, Clone)]
+pub struct QueryStatement {
+    pub sink: Option<crate::sql::Name>,
+    pub columns: Vec<String>,
+    pub query: Box<sqlparser::ast::Query>,
+    pub span: ByteSpan,
+    /// Index among the script's queries, from 1.
+    pub ordinal: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub tables: BTreeMap<String, Table>,
+    pub views: BTreeMap<String, View>,
+    /// Keyed by the uppercased name: function names are case-insensitive.
+    pub functions: BTreeMap<String, Function>,
+    pub config: Config,
+    pub queries: Vec<QueryStatement>,
+    pub notes: Notes,
+    /// Statements read past without modelling them.
+    pub ignored: Vec<(String, ByteSpan)>,
+}
+
+impl Catalog {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.get(&name.to_uppercase())
+    }
+}
+
+/// Reads the script's statements in order; `overrides` are `--set` values, applied last.
+pub fn build(script: &Script, overrides: &[(String, String)]) -> Result<Catalog> {
+    let mut catalog = Catalog::default();
+    for statement in &script.statements {
+        add(&script.file, &mut catalog, statement)?;
+    }
+    for (key, value) in overrides {
+        catalog.config.set(key, value, Origin::CommandLine);
+    }
+    for (key, _) in catalog.config.entries().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>() {
+        if let Some(known) = config::likely_typo(&key) {
+            let span = match catalog.config.origin(&key) {
+                Some(Origin::Script(span)) => Some(*span),
+                _ => None,
+            };
+            catalog.notes.warn(format!("unknown configuration key '{key}': did you mean '{known}'?"), span);
+        }
+    }
+    Ok(catalog)
+}
+
+fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Result<()> {
+    match &statement.kind {
+        StatementKind::CreateTable(def) => {
+            validate_table(file, def)?;
+            catalog.tables.insert(def.name.last().to_string(), Table { def: def.clone(), span: statement.span });
+        }
+        StatementKind::CreateView(def) => {
+            catalog.views.insert(def.name.last().to_string(), View { def: def.clone(), span: statement.span });
+        }
+        StatementKind::CreateFunction(def) => {
+            catalog.functions.insert(def.name.last().to_uppercase(), Function { def: def.clone() });
+        }
+        StatementKind::Set(setting) => {
+            catalog.config.set(&setting.key, &setting.value, Origin::Script(setting.key_span));
+        }
+        StatementKind::Reset { key } => catalog.config.reset(key.as_deref()),
+        StatementKind::Insert(insert) => {
+            let ordinal = catalog.queries.len() + 1;
+            catalog.queries.push(QueryStatement {
+                sink: Some(insert.sink.clone()),
+                columns: insert.columns.clone(),
+                query: insert.query.clone(),
+                span: statement.span,
+                ordinal,
+            });
+        }
+        StatementKind::Query(query) => {
+            let ordinal = catalog.queries.len() + 1;
+            catalog.queries.push(QueryStatement { sink: None, columns: Vec::new(), query: query.clone(), span: statement.span, ordinal });
+        }
+        StatementKind::StatementSet(inner) => {
+            for statement in inner {
+                add(file, catalog, statement)?;
+            }
+        }
+        StatementKind::Other { words } => {
+            catalog.notes.warn(format!("statement `{words} ...` is not modelled and was ignored"), Some(statement.span));
+            catalog.ignored.push((words.clone(), statement.span));
+        }
+    }
+    Ok(())
+}
+
+fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {
+    if let Some(watermark) = &def.watermark {
+        if !def.columns.iter().any(|c| c.name == watermark.column) {
+            return Err(Error::located(
+                "sql",
+                file,
+                watermark.span,
+                format!("WATERMARK FOR `{}`: the table has no such column", watermark.column),
+                "unknown column",
+                None,
+            ));
+        }
+    }
+    for (i, column) in def.columns.iter().enumerate() {
+        if def.columns[..i].iter().any(|c| c.name == column.name) {
+            return Err(Error::located(
+                "sql",
+                file,
+                column.span,
+                format!("column `{}` is declared twice", column.name),
+                "second declaration",
+                None,
+            ));
+        }
+    }
+    Ok(())
+}

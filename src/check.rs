@@ -1,0 +1,58 @@
+//! One check, end to end: parse both scripts (on a thread with a large stack), plan, diff,
+//! evaluate the rules, and report.
+
+use crate::error::{Error, Result};
+use crate::limits::PARSER_STACK_BYTES;
+use crate::notes::Notes;
+use crate::plan::{builder::build_plan, Plan};
+use crate::report::{NoteReport, Report, SCHEMA_VERSION};
+use crate::rules::{engine, RuleSet};
+use crate::source::SourceFile;
+use crate::sql::parse_script;
+use crate::verdict::Verdict;
+
+/// Parses and plans one script, on a thread whose stack bounds any recursion.
+pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
+    let overrides = overrides.to_vec();
+    let handle = std::thread::Builder::new()
+        .name("flink-compat-planner".into())
+        .stack_size(PARSER_STACK_BYTES)
+        .spawn(move || parse_script(file).and_then(|script| build_plan(script, &overrides)))
+        .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
+    handle.join().unwrap_or_else(|_| Err(Error::Usage("internal error while planning the script".into())))
+}
+
+/// Checks whether `new` can restore from the state of `old`.
+pub fn check(old: SourceFile, new: SourceFile, overrides: &[(String, String)], rules: &RuleSet) -> Result<Report> {
+    let old_plan = plan_script(old, overrides)?;
+    let new_plan = plan_script(new, overrides)?;
+    Ok(compare(&old_plan, &new_plan, rules))
+}
+
+pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
+    let pairs = crate::diff::match_queries(old_plan, new_plan);
+    let queries: Vec<_> = pairs.iter().map(|p| engine::evaluate_query(rules, p, old_plan, new_plan)).collect();
+    let verdict = queries.iter().map(|q| q.verdict).max().unwrap_or(Verdict::FullyCompatible);
+    let mut notes = Vec::new();
+    notes_of("old", old_plan, &old_plan.notes, &mut notes);
+    notes_of("new", new_plan, &new_plan.notes, &mut notes);
+    Report {
+        schema_version: SCHEMA_VERSION,
+        verdict,
+        old_file: old_plan.file.name.clone(),
+        new_file: new_plan.file.name.clone(),
+        queries,
+        notes,
+    }
+}
+
+fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteReport>) {
+    for note in &notes.items {
+        out.push(NoteReport {
+            side,
+            kind: note.kind.clone(),
+            message: note.message.clone(),
+            location: note.span.and_then(|s| engine::location(&plan.file, s)),
+        });
+    }
+}

@@ -1,0 +1,237 @@
+//! The command line: `check`, `test`, `rules`, `plan`.
+
+use crate::cases;
+use crate::check::{check, plan_script};
+use crate::error::{Error, Result};
+use crate::input::read_text;
+use crate::report::{human, json};
+use crate::rules::RuleSet;
+use crate::source::SourceFile;
+use crate::verdict::Verdict;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const EXIT_CODES: &str = "Exit status:
+  0  the verdict is below --fail-on (default: unknown)
+  1  the verdict is at or above --fail-on; `test`: a case failed
+  2  an error: unreadable file, SQL that cannot be parsed, invalid rule or case file, bad usage";
+
+#[derive(Parser, Debug)]
+#[command(name = "flink-compat", version, about = "Tells whether a changed Flink SQL job can restore from the old job's savepoint", after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    Partial,
+    Unknown,
+    Incompatible,
+    Never,
+}
+
+impl FailOn {
+    fn threshold(self) -> Option<Verdict> {
+        match self {
+            FailOn::Partial => Some(Verdict::PartiallyCompatible),
+            FailOn::Unknown => Some(Verdict::Unknown),
+            FailOn::Incompatible => Some(Verdict::Incompatible),
+            FailOn::Never => None,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compare two scripts: can NEW restore from the savepoint of OLD?
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The running job's SQL script (`-` for standard input)
+        old: PathBuf,
+        /// The changed SQL script (`-` for standard input)
+        new: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// A directory of rule files extending or overriding the built-in rules (repeatable)
+        #[arg(long = "rules", value_name = "DIR")]
+        rules: Vec<PathBuf>,
+        /// Job configuration, as `SET 'KEY' = 'VALUE';` would set it (repeatable)
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+        set: Vec<(String, String)>,
+        /// The lowest verdict that makes the exit status 1
+        #[arg(long, value_enum, default_value_t = FailOn::Unknown)]
+        fail_on: FailOn,
+    },
+    /// Run golden case files (directories are searched for *.yaml)
+    Test {
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        #[arg(long = "rules", value_name = "DIR")]
+        rules: Vec<PathBuf>,
+    },
+    /// List the loaded rules, or show one
+    Rules {
+        #[command(subcommand)]
+        action: Option<RulesAction>,
+        #[arg(long = "rules", value_name = "DIR", global = true)]
+        rules: Vec<PathBuf>,
+    },
+    /// Show the normalized plan of a script (for debugging)
+    Plan {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+        set: Vec<(String, String)>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RulesAction {
+    List,
+    Show { id: String },
+}
+
+fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
+    let (key, value) = text.split_once('=').ok_or_else(|| format!("`{text}` is not KEY=VALUE"))?;
+    let key = key.trim().trim_matches('\'');
+    if key.is_empty() {
+        return Err(format!("`{text}` has an empty key"));
+    }
+    Ok((key.to_string(), value.trim().trim_matches('\'').to_string()))
+}
+
+fn source(path: &PathBuf) -> Result<SourceFile> {
+    Ok(SourceFile::new(path.display().to_string(), read_text(path)?))
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(cli: Cli) -> i32 {
+    let json_errors = matches!(&cli.command, Command::Check { format: Format::Json, .. } | Command::Plan { format: Format::Json, .. });
+    match execute(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            if json_errors {
+                println!("{}", json::render_error(&error));
+            } else {
+                eprintln!("{:?}", miette::Report::new(error));
+            }
+            2
+        }
+    }
+}
+
+fn execute(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Check { old, new, format, rules, set, fail_on } => {
+            if old.as_os_str() == "-" && new.as_os_str() == "-" {
+                return Err(Error::Usage("only one of OLD and NEW can be `-` (standard input)".into()));
+            }
+            let rules = RuleSet::load(&rules)?;
+            let report = check(source(&old)?, source(&new)?, &set, &rules)?;
+            match format {
+                Format::Json => println!("{}", json::render(&report)),
+                Format::Human => print!("{}", human::render(&report)),
+            }
+            Ok(match fail_on.threshold() {
+                Some(threshold) if report.verdict >= threshold => 1,
+                _ => 0,
+            })
+        }
+        Command::Test { paths, rules } => {
+            let rules = RuleSet::load(&rules)?;
+            let files = cases::collect(&paths)?;
+            let mut failed = 0;
+            let mut errors = Vec::new();
+            for path in &files {
+                let file = source(path)?;
+                match cases::run(&file, &rules) {
+                    Ok(outcome) if outcome.passed() => println!("ok    {}", path.display()),
+                    Ok(outcome) => {
+                        failed += 1;
+                        println!("FAIL  {}", path.display());
+                        for problem in &outcome.problems {
+                            println!("      {problem}");
+                        }
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+            if let Some(e) = Error::collect("case files", errors) {
+                return Err(e);
+            }
+            println!("{} passed, {failed} failed", files.len() - failed);
+            Ok(if failed > 0 { 1 } else { 0 })
+        }
+        Command::Rules { action, rules } => {
+            let set = RuleSet::load(&rules)?;
+            match action.unwrap_or(RulesAction::List) {
+                RulesAction::List => {
+                    for rule in &set.rules {
+                        println!("{:<40} {:<24} {:<22} {}", rule.id, rule.operator, rule.change, rule.verdict_text());
+                    }
+                }
+                RulesAction::Show { id } => {
+                    let rule = set.get(&id).ok_or_else(|| Error::Usage(format!("no rule with id `{id}` (see `flink-compat rules list`)")))?;
+                    println!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
+                    if let Some(r) = &rule.rationale {
+                        println!("  rationale: {r}");
+                    }
+                    if let Some(s) = &rule.source {
+                        println!("  source:   {s}");
+                    }
+                    if let Some(d) = &rule.derived {
+                        println!("  derived:  {d}");
+                    }
+                    if let Some(e) = &rule.example {
+                        println!("  example:\n{}", e.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"));
+                    }
+                    println!("  file:     {}", rule.file);
+                }
+            }
+            Ok(0)
+        }
+        Command::Plan { file, format, set } => {
+            let plan = plan_script(source(&file)?, &set)?;
+            let queries: Vec<serde_json::Value> = plan
+                .queries
+                .iter()
+                .map(|q| {
+                    serde_json::json!({
+                        "name": q.name,
+                        "sink": q.sink,
+                        "sources": q.sources,
+                        "operators": q.operators.iter().map(|o| serde_json::json!({"kind": o.kind.name(), "flink_node": o.flink_node, "facts": o.facts})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let notes: Vec<&str> = plan.notes.items.iter().map(|n| n.message.as_str()).collect();
+            let value = serde_json::json!({"queries": queries, "notes": notes});
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default()),
+                Format::Human => {
+                    for q in &plan.queries {
+                        println!("query {} (sources: {})", q.name, q.sources.join(", "));
+                        for o in &q.operators {
+                            println!("  {} [{}]", o.kind.name(), o.flink_node);
+                            for (k, v) in &o.facts {
+                                println!("    {k}: {v}");
+                            }
+                        }
+                    }
+                    for n in &plan.notes.items {
+                        println!("note: {}", n.message);
+                    }
+                }
+            }
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The facts a rule may use, per operator kind: the type of each fact of the old and new
+//! operator, the relations derived from every list fact, and the job configuration.
+
+use crate::plan::OperatorKind;
+use crate::rules::dsl::{FactSchema, FactType};
+use std::collections::BTreeMap;
+
+fn object(fields: &[(&str, FactType)]) -> FactType {
+    FactType::Object(fields.iter().map(|(k, t)| (k.to_string(), t.clone())).collect())
+}
+
+fn strings() -> FactType {
+    FactType::List(Box::new(FactType::String))
+}
+
+/// The facts of one side (old or new) of an operator of this kind, with a line of meaning each.
+pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> {
+    use FactType::*;
+    let aggregates = vec![
+        ("aggregates", strings(), "every aggregate call, canonical (e.g. SUM(b), COUNT(DISTINCT c)), in order"),
+        ("plain_aggregates", strings(), "the aggregates without DISTINCT"),
+        ("distinct_aggregates", strings(), "the aggregates with DISTINCT"),
+        ("python_udafs", strings(), "aggregates whose function is declared LANGUAGE PYTHON"),
+        ("undeclared_aggregates", strings(), "aggregates whose function is neither built in nor declared"),
+        ("udafs", strings(), "aggregates whose function is declared with CREATE FUNCTION"),
+        ("filters", strings(), "filter terms applied upstream of the operator (WHERE), canonical"),
+    ];
+    let group_window = object(&[
+        ("kind", String),
+        ("size_ms", Number),
+        ("slide_ms", Number),
+        ("gap_ms", Number),
+        ("time_attribute", String),
+        ("time_kind", String),
+    ]);
+    let order = object(&[("key", String), ("direction", String), ("time_kind", String)]);
+    match kind {
+        OperatorKind::GroupWindowAggregate => {
+            let mut facts = vec![
+                ("window", group_window, "the group window: kind (tumble|hop|session), size_ms, slide_ms, gap_ms, time_attribute, time_kind (rowtime|proctime)"),
+                ("keys", strings(), "the GROUP BY keys other than the window, canonical, in order"),
+                ("window_key_position", Number, "the position of the window function among the GROUP BY items"),
+                ("window_properties", strings(), "the window properties selected: start, end, rowtime, proctime"),
+                (
+                    "emit",
+                    object(&[("early_fire", Bool), ("early_fire_delay", String), ("late_fire", Bool), ("late_fire_delay", String), ("allow_lateness", String)]),
+                    "early/late-fire configuration in force",
+                ),
+            ];
+            facts.extend(aggregates);
+            facts
+        }
+        OperatorKind::WindowAggregate => {
+            let mut facts = vec![
+                (
+                    "window",
+                    object(&[
+                        ("kind", String),
+                        ("size_ms", Number),
+                        ("slide_ms", Number),
+                        ("step_ms", Number),
+                        ("gap_ms", Number),
+                        ("offset_ms", Number),
+                        ("time_attribute", String),
+                        ("time_kind", String),
+                    ]),
+                    "the window TVF: kind (tumble|hop|cumulate|session), its sizes in ms, time_attribute, time_kind",
+                ),
+                ("keys", strings(), "the GROUP BY keys other than window_start / window_end / window_time, in order"),
+                ("window_keys", strings(), "which of window_end, window_start, window_time are GROUP BY keys (sorted)"),
+                ("window_key_positions", FactType::List(Box::new(Number)), "positions of the window columns among the GROUP BY items"),
+                ("steps_after_window", Number, "projections between the window TVF and the GROUP BY"),
+            ];
+            facts.extend(aggregates);
+            facts
+        }
+        OperatorKind::GroupAggregate => {
+            let mut facts = vec![("keys", strings(), "the GROUP BY keys, canonical, in order")];
+            facts.extend(aggregates);
+            facts
+        }
+        OperatorKind::OverAggregate => {
+            let mut facts = vec![
+                ("partition_keys", strings(), "PARTITION BY expressions, canonical, in order"),
+                ("order", order, "ORDER BY: key, direction (asc), time_kind"),
+                ("frame", object(&[("units", String), ("preceding", Any)]), "the frame: units (rows|range) and preceding bound (\"unbounded\", a row count, or milliseconds)"),
+                ("input_schema", strings(), "the columns flowing into the operator (it stores and outputs its input rows)"),
+            ];
+            facts.extend(aggregates);
+            facts
+        }
+        OperatorKind::Deduplicate => vec![
+            ("mode", String, "proctime_asc (keep first), proctime_desc (keep last) or rowtime"),
+            ("order", order, "ORDER BY: key, direction (asc|desc), time_kind"),
+            ("keep", String, "first or last"),
+            ("partition_keys", strings(), "PARTITION BY expressions, canonical, in order"),
+            ("input_schema", strings(), "the columns flowing into the deduplication, as Flink prunes them"),
+            ("value_fields", strings(), "input_schema without the partition keys and the order key"),
+            ("outputs", strings(), "what the enclosing query selects, canonical, in order"),
+            ("filters", strings(), "filter terms applied upstream of the operator, canonical"),
+        ],
+        OperatorKind::Opaque => vec![
+            ("flink_kind", String, "what Flink plans (join, rank, match_recognize, ...)"),
+            ("fingerprint", String, "the operator and its input, canonical: any change changes it"),
+            ("reason", String, "why the tool does not model it in detail"),
+        ],
+    }
+}
+
+/// Configuration facts every rule may read.
+pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
+    vec![
+        ("ignore_filter", FactType::Bool, "table.optimizer.state-compatibility.ignore-filter"),
+        ("ignore_sink", FactType::Bool, "table.optimizer.state-compatibility.ignore-sink"),
+        ("engine_version_changed", FactType::Bool, "engine.version differs between old and new"),
+    ]
+}
+
+/// Facts of a query (one INSERT or bare SELECT) pair.
+pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
+    vec![
+        ("exists", FactType::Bool, "whether the query exists on this side"),
+        ("sink", FactType::String, "the sink table's name (null for a bare query)"),
+        ("operators", strings(), "the kinds of its stateful operators, upstream first"),
+        ("sources", strings(), "the source tables it reads"),
+    ]
+}
+
+/// The whole schema a predicate of this rule file is checked against.
+pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
+    let side_type = FactType::Object(side.iter().map(|(k, t, _)| (k.to_string(), t.clone())).collect());
+    let mut root: BTreeMap<String, FactType> = BTreeMap::new();
+    root.insert("old".into(), side_type.clone());
+    root.insert("new".into(), side_type);
+    for (name, fact_type, _) in side {
+        if let FactType::List(inner) = fact_type {
+            root.insert(name.to_string(), relation_type(inner));
+        }
+    }
+    root.insert("config".into(), FactType::Object(config_facts().into_iter().map(|(k, t, _)| (k.to_string(), t)).collect()));
+    FactSchema { root }
+}
+
+fn relation_type(item: &FactType) -> FactType {
+    let list = FactType::List(Box::new(item.clone()));
+    object(&[
+        ("kept", list.clone()),
+        ("added", list.clone()),
+        ("removed", list),
+        ("equal_as_list", FactType::Bool),
+        ("equal_as_set", FactType::Bool),
+        ("reordered", FactType::Bool),
+    ])
+}

@@ -1,0 +1,20 @@
+//! flink-compat: tells whether a changed Flink SQL job can restore from the old job's savepoint.
+//!
+//! The pipeline, one module each: `sql` (statements) → `catalog` → `plan` (normalized operators)
+//! → `diff` (facts) → `rules` (YAML + predicate DSL) → `report`; `check` runs it end to end.
+
+pub mod cases;
+pub mod catalog;
+pub mod check;
+pub mod cli;
+pub mod diff;
+pub mod error;
+pub mod input;
+pub mod limits;
+pub mod notes;
+pub mod plan;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod sql;
+pub mod verdict;

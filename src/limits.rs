@@ -1,0 +1,16 @@
+//! Explicit limits on what the tool reads, so no input can exhaust memory, time or stack.
+
+/// Largest SQL script read, in bytes.
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+/// Most statements in one script.
+pub const MAX_STATEMENTS: usize = 100_000;
+/// Deepest nesting of expressions and subqueries sqlparser may recurse into.
+pub const MAX_SQL_NESTING: usize = 200;
+/// Stack size of the thread that parses and plans (deep SQL recurses).
+pub const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+/// Largest rule or case file read, in bytes.
+pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
+/// Most rules loaded in total.
+pub const MAX_RULES: usize = 10_000;
+/// Deepest nesting of views inside views.
+pub const MAX_VIEW_DEPTH: usize = 64;

@@ -1,0 +1,362 @@
+//! sqlparser expressions to canonical lineage, resolving every column through the scope.
+
+use super::expr::CExpr;
+use super::functions::{is_builtin_aggregate, is_window_only};
+use super::interval::interval_value;
+use super::scope::{Column, Relation, Resolved};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::notes::Notes;
+use crate::source::{ByteSpan, SourceFile};
+use crate::sql::Language;
+use sqlparser::ast::{
+    BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
+    Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// Where an aggregate function comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FunctionOrigin {
+    Builtin,
+    Declared(Language),
+    Undeclared,
+}
+
+/// An aggregate call found in a SELECT (or HAVING) of an aggregating query.
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    pub canonical: String,
+    pub display: String,
+    pub name: String,
+    pub distinct: bool,
+    pub origin: FunctionOrigin,
+    pub span: ByteSpan,
+    /// The canonical argument expressions (for the operator's input columns).
+    pub args: Vec<CExpr>,
+}
+
+/// The shared state of one conversion: where to resolve, what to report.
+pub struct Converter<'a> {
+    pub catalog: &'a Catalog,
+    pub file: &'a SourceFile,
+    pub notes: &'a mut Notes,
+    /// When set, aggregate calls are collected here and replaced by their canonical form.
+    pub aggregates: Option<Vec<AggCall>>,
+    /// Whether the display of columns should carry their table (more than one source table).
+    pub qualify_display: bool,
+    /// Canonical GROUP BY keys of the aggregating query being converted.
+    pub group_keys: Vec<String>,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(catalog: &'a Catalog, file: &'a SourceFile, notes: &'a mut Notes) -> Self {
+        Converter { catalog, file, notes, aggregates: None, qualify_display: false, group_keys: Vec::new() }
+    }
+
+    pub fn span(&self, expr: &impl Spanned) -> ByteSpan {
+        self.file.span_of(expr.span())
+    }
+
+    fn error(&self, span: ByteSpan, message: String) -> Error {
+        Error::sql(self.file, span, message)
+    }
+
+    /// Resolves a column reference to the column it names.
+    pub fn column(&mut self, rel: &Relation, parts: &[Ident], span: ByteSpan) -> Result<Column> {
+        let (qualifier, name) = match parts {
+            [name] => (None, name.value.as_str()),
+            [.., q, name] => (Some(q.value.as_str()), name.value.as_str()),
+            [] => return Err(self.error(span, "empty column reference".into())),
+        };
+        match rel.resolve(qualifier, name) {
+            Resolved::Column(c) | Resolved::Beneath(c, _) => Ok(c),
+            Resolved::Ambiguous => Err(self.error(span, format!("column `{name}` is ambiguous here: qualify it with its table"))),
+            Resolved::Missing => self.column_beneath(rel, qualifier, name, span),
+        }
+    }
+
+    /// A reference the FROM item does not provide, resolved as the author evidently meant when
+    /// exactly one table beneath has it (the documentation's examples do this); Flink rejects it.
+    fn column_beneath(&mut self, rel: &Relation, qualifier: Option<&str>, name: &str, span: ByteSpan) -> Result<Column> {
+        let candidates: Vec<&String> = rel
+            .base_tables
+            .iter()
+            .filter(|t| match self.catalog.tables.get(*t) {
+                Some(table) => table.def.columns.iter().any(|c| c.name == name),
+                None => true,
+            })
+            .collect();
+        if let [table] = candidates.as_slice() {
+            let column = match self.catalog.tables.get(*table) {
+                Some(t) => super::builder::table_columns(self, t, None)?.into_iter().find(|c| c.name == name),
+                None => Some(super::scope::open_column(None, table, name)),
+            };
+            if let Some(column) = column {
+                self.notes.warn(
+                    format!(
+                        "column `{name}` is not provided by the subquery or view it is read from (Flink rejects this); \
+                         assumed `{table}.{name}` as the author evidently meant"
+                    ),
+                    Some(span),
+                );
+                return Ok(column);
+            }
+        }
+        let shown = match qualifier {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        };
+        let known: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+        let hint = crate::catalog::config::edit_distance;
+        let nearest = known.iter().filter(|k| hint(k, name) <= 2 || k.eq_ignore_ascii_case(name)).min_by_key(|k| hint(k, name));
+        let help = match nearest {
+            Some(n) => Some(format!("did you mean `{n}`? (identifiers are case-sensitive in Flink)")),
+            None if !known.is_empty() => Some(format!("available here: {}", known.join(", "))),
+            None => None,
+        };
+        Err(Error::located("sql", self.file, span, format!("unknown column `{shown}`"), "not found in the FROM clause", help))
+    }
+
+    pub fn expr(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        Ok(match expr {
+            Expr::Identifier(ident) => self.column(rel, std::slice::from_ref(ident), self.span(expr))?.expr,
+            Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
+            Expr::Nested(inner) => self.expr(rel, inner)?,
+            Expr::Value(v) => CExpr::Literal(literal(&v.value)),
+            Expr::TypedString(t) => CExpr::Literal(format!("{} {}", t.data_type.to_string().to_uppercase(), literal(&t.value.value))),
+            Expr::Interval(interval) => match interval_value(interval) {
+                Ok((millis, months)) => CExpr::Interval { millis, months },
+                Err(message) => return Err(self.error(self.span(expr), message)),
+            },
+            Expr::BinaryOp { left, op, right } => {
+                let op = match op {
+                    BinaryOperator::NotEq => "<>".to_string(),
+                    other => other.to_string().to_uppercase(),
+                };
+                CExpr::Binary { op, left: Box::new(self.expr(rel, left)?), right: Box::new(self.expr(rel, right)?) }
+            }
+            Expr::UnaryOp { op, expr: inner } => {
+                let value = self.expr(rel, inner)?;
+                match (op, &value) {
+                    (UnaryOperator::Minus, CExpr::Literal(text)) if !text.starts_with('-') && !text.starts_with('\'') => {
+                        CExpr::Literal(format!("-{text}"))
+                    }
+                    (UnaryOperator::Minus, CExpr::Interval { millis, months }) => CExpr::Interval { millis: -millis, months: -months },
+                    (UnaryOperator::Plus, _) => value,
+                    _ => CExpr::Unary { op: op.to_string().to_uppercase(), operand: Box::new(value) },
+                }
+            }
+            Expr::Cast { kind, expr: inner, data_type, .. } => {
+                let name = format!("{kind:?}").to_uppercase().replace("DOUBLECOLON", "CAST");
+                CExpr::Call { name, args: vec![self.expr(rel, inner)?, CExpr::Literal(data_type.to_string().to_uppercase())] }
+            }
+            Expr::IsNull(e) => self.unary_call(rel, "IS NULL", e)?,
+            Expr::IsNotNull(e) => self.unary_call(rel, "IS NOT NULL", e)?,
+            Expr::IsTrue(e) => self.unary_call(rel, "IS TRUE", e)?,
+            Expr::IsFalse(e) => self.unary_call(rel, "IS FALSE", e)?,
+            Expr::IsNotTrue(e) => self.unary_call(rel, "IS NOT TRUE", e)?,
+            Expr::IsNotFalse(e) => self.unary_call(rel, "IS NOT FALSE", e)?,
+            Expr::Between { expr: e, negated, low, high } => CExpr::Call {
+                name: if *negated { "NOT BETWEEN" } else { "BETWEEN" }.into(),
+                args: vec![self.expr(rel, e)?, self.expr(rel, low)?, self.expr(rel, high)?],
+            },
+            Expr::In { expr: e, target: sqlparser::ast::InTarget::List(list), negated, .. } => {
+                let mut args = vec![self.expr(rel, e)?];
+                for item in list {
+                    args.push(self.expr(rel, item)?);
+                }
+                CExpr::Call { name: if *negated { "NOT IN" } else { "IN" }.into(), args }
+            }
+            Expr::Like { negated, expr: e, pattern, .. } => CExpr::Call {
+                name: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
+                args: vec![self.expr(rel, e)?, self.expr(rel, pattern)?],
+            },
+            Expr::Substring { expr: e, substring_from, substring_for, .. } => {
+                let mut args = vec![self.expr(rel, e)?];
+                if let Some(from) = substring_from {
+                    args.push(self.expr(rel, from)?);
+                }
+                if let Some(len) = substring_for {
+                    args.push(self.expr(rel, len)?);
+                }
+                CExpr::Call { name: "SUBSTRING".into(), args }
+            }
+            Expr::Case { operand, conditions, else_result, .. } => {
+                let mut args = Vec::new();
+                if let Some(operand) = operand {
+                    args.push(self.expr(rel, operand)?);
+                }
+                for when in conditions {
+                    args.push(self.expr(rel, &when.condition)?);
+                    args.push(self.expr(rel, &when.result)?);
+                }
+                if let Some(other) = else_result {
+                    args.push(self.expr(rel, other)?);
+                }
+                CExpr::Call { name: if operand.is_some() { "CASE_SIMPLE" } else { "CASE" }.into(), args }
+            }
+            Expr::Function(function) => self.function(rel, function, self.span(expr))?,
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { target: sqlparser::ast::InTarget::Subquery(_), .. } => {
+                self.notes.warn(
+                    "a subquery inside an expression is compared as text; a change inside it is reported as a change of the expression",
+                    Some(self.span(expr)),
+                );
+                CExpr::Opaque { text: expr.to_string(), args: Vec::new() }
+            }
+            other => self.opaque(rel, other)?,
+        })
+    }
+
+    fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
+        Ok(CExpr::Call { name: name.into(), args: vec![self.expr(rel, e)?] })
+    }
+
+    /// Any other construct: its text with each column reference resolved.
+    fn opaque(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        struct Placeholders {
+            found: Vec<Expr>,
+        }
+        impl VisitorMut for Placeholders {
+            type Break = ();
+            fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+                if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+                    let index = self.found.len();
+                    let original = std::mem::replace(expr, Expr::Identifier(Ident::new(format!("$${index}"))));
+                    self.found.push(original);
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let mut copy = expr.clone();
+        let mut visitor = Placeholders { found: Vec::new() };
+        let _ = copy.visit(&mut visitor);
+        let mut args = Vec::new();
+        for found in &visitor.found {
+            args.push(self.expr(rel, found)?);
+        }
+        Ok(CExpr::Opaque { text: copy.to_string(), args })
+    }
+
+    pub fn function_args(&mut self, rel: &Relation, function: &Function) -> Result<(Vec<CExpr>, bool)> {
+        let mut out = Vec::new();
+        let mut distinct = false;
+        if let FunctionArguments::List(list) = &function.args {
+            distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+            for arg in &list.args {
+                let (name, arg) = match arg {
+                    FunctionArg::Unnamed(a) => (None, a),
+                    FunctionArg::Named { name, arg, .. } => (Some(name.value.to_uppercase()), arg),
+                    FunctionArg::ExprNamed { arg, .. } => (None, arg),
+                };
+                let value = match arg {
+                    FunctionArgExpr::Expr(e) => self.expr(rel, e)?,
+                    FunctionArgExpr::Wildcard | FunctionArgExpr::WildcardWithOptions(_) => CExpr::Literal("*".into()),
+                    FunctionArgExpr::QualifiedWildcard(n) => CExpr::Literal(format!("{n}.*")),
+                };
+                out.push(match name {
+                    Some(name) => CExpr::Binary { op: "=>".into(), left: Box::new(CExpr::Literal(name)), right: Box::new(value) },
+                    None => value,
+                });
+            }
+        } else if let FunctionArguments::Subquery(_) = &function.args {
+            out.push(CExpr::Opaque { text: function.args.to_string(), args: vec![] });
+        }
+        Ok((out, distinct))
+    }
+
+    pub fn origin_of(&self, name: &str) -> FunctionOrigin {
+        if let Some(f) = self.catalog.function(name) {
+            return FunctionOrigin::Declared(f.language());
+        }
+        if is_builtin_aggregate(name) {
+            FunctionOrigin::Builtin
+        } else {
+            FunctionOrigin::Undeclared
+        }
+    }
+
+    fn function(&mut self, rel: &Relation, function: &Function, span: ByteSpan) -> Result<CExpr> {
+        let name = function.name.to_string().to_uppercase();
+        if function.over.is_some() {
+            return Err(Error::located(
+                "sql",
+                self.file,
+                span,
+                format!("{name}(...) OVER (...) is only supported in the SELECT list of a query"),
+                "window function here",
+                None,
+            ));
+        }
+        if is_window_only(&name) {
+            return Err(self.error(span, format!("{name} needs an OVER clause")));
+        }
+        let builtin_aggregate = is_builtin_aggregate(&name);
+        let collected_before = self.aggregates.as_ref().map(Vec::len);
+        let saved = if builtin_aggregate { self.aggregates.take() } else { None };
+        let converted = self.function_args(rel, function);
+        if builtin_aggregate {
+            self.aggregates = saved;
+        }
+        let (args, distinct) = converted?;
+        let filter = match &function.filter {
+            Some(f) => Some(self.expr(rel, f)?),
+            None => None,
+        };
+        let origin = self.origin_of(&name);
+        let on_keys_only = |c: &CExpr| matches!(c, CExpr::Literal(_) | CExpr::Interval { .. }) || self.group_keys.contains(&c.canonical());
+        let is_window_property = super::functions::window_property(&name).is_some() || super::functions::GroupWindowKind::from_name(&name).is_some();
+        let is_aggregate = self.aggregates.is_some()
+            && !is_window_property
+            && (builtin_aggregate
+                || (origin != FunctionOrigin::Builtin
+                    && !args.is_empty()
+                    && !self.group_keys.contains(&CExpr::Call { name: name.clone(), args: args.clone() }.canonical())
+                    && !args.iter().all(on_keys_only)));
+        if is_aggregate && !builtin_aggregate {
+            if let (Some(aggregates), Some(before)) = (&mut self.aggregates, collected_before) {
+                aggregates.truncate(before);
+            }
+        }
+        let mut text = String::new();
+        text.push_str(&name);
+        text.push('(');
+        if distinct {
+            text.push_str("DISTINCT ");
+        }
+        let call = CExpr::Call { name: name.clone(), args: args.clone() };
+        let inner_canonical = call.canonical();
+        let inner_display = call.display(self.qualify_display);
+        let strip = |s: &str| s[name.len() + 1..].to_string();
+        let mut canonical = format!("{text}{}", strip(&inner_canonical));
+        let mut display = format!("{text}{}", strip(&inner_display));
+        if let Some(filter) = &filter {
+            canonical.push_str(&format!(" FILTER (WHERE {})", filter.canonical()));
+            display.push_str(&format!(" FILTER (WHERE {})", filter.display(self.qualify_display)));
+        }
+        if is_aggregate {
+            let call = AggCall { canonical: canonical.clone(), display, name: name.clone(), distinct, origin, span, args };
+            if let Some(aggregates) = &mut self.aggregates {
+                if !aggregates.iter().any(|a| a.canonical == canonical) {
+                    aggregates.push(call);
+                }
+            }
+            return Ok(CExpr::Derived(canonical));
+        }
+        if distinct || filter.is_some() {
+            return Err(self.error(span, format!("{name} is not an aggregate here: DISTINCT and FILTER need an aggregating query")));
+        }
+        Ok(CExpr::Call { name, args })
+    }
+}
+
+pub fn literal(value: &Value) -> String {
+    match value {
+        Value::Number(n, _) => n.to_string(),
+        Value::SingleQuotedString(s) => format!("'{}'", s.replace('\'', "''")),
+        Value::Boolean(b) => b.to_string().to_uppercase(),
+        Value::Null => "NULL".into(),
+        other => other.to_string(),
+    }
+}

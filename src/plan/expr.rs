@@ -1,0 +1,215 @@
+//! Canonical expressions: lineage over source columns, rendered the same way whatever the
+//! spelling of the SQL (aliases inlined, function names uppercased, intervals in milliseconds).
+
+use std::fmt::{self, Write};
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CExpr {
+    /// A column of a source table (a computed column is inlined as its expression).
+    Column { table: String, column: String },
+    /// Every column of a table whose columns are not declared (`SELECT *` on a bare table).
+    AllColumns { table: String },
+    /// A value produced by an upstream stateful operator, described canonically.
+    Derived(String),
+    Literal(String),
+    /// A day-time interval in milliseconds, or a year-month interval in months.
+    Interval { millis: i128, months: i128 },
+    Call { name: String, args: Vec<CExpr> },
+    /// `l op r` for arithmetic, comparison and logic operators.
+    Binary { op: String, left: Box<CExpr>, right: Box<CExpr> },
+    Unary { op: String, operand: Box<CExpr> },
+    /// A construct kept as text, its column references replaced by `$n` and resolved in `args`.
+    Opaque { text: String, args: Vec<CExpr> },
+}
+
+impl CExpr {
+    pub fn call(name: &str, args: Vec<CExpr>) -> CExpr {
+        CExpr::Call { name: name.to_uppercase(), args }
+    }
+
+    /// The canonical text: equal texts mean equal computations.
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out, true);
+        out
+    }
+
+    /// The text shown to users: columns without their table when `qualify` is false.
+    pub fn display(&self, qualify: bool) -> String {
+        let mut out = String::new();
+        self.write(&mut out, qualify);
+        out
+    }
+
+    /// The source tables this expression reads.
+    pub fn tables(&self, out: &mut Vec<String>) {
+        match self {
+            CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
+                if !out.contains(table) {
+                    out.push(table.clone())
+                }
+            }
+            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => args.iter().for_each(|a| a.tables(out)),
+            CExpr::Binary { left, right, .. } => {
+                left.tables(out);
+                right.tables(out);
+            }
+            CExpr::Unary { operand, .. } => operand.tables(out),
+            CExpr::Derived(_) | CExpr::Literal(_) | CExpr::Interval { .. } => {}
+        }
+    }
+
+    pub fn as_column(&self) -> Option<(&str, &str)> {
+        match self {
+            CExpr::Column { table, column } => Some((table, column)),
+            _ => None,
+        }
+    }
+
+    /// Splits a conjunction into its terms.
+    pub fn conjuncts(self) -> Vec<CExpr> {
+        match self {
+            CExpr::Binary { op, left, right } if op == "AND" => {
+                let mut terms = left.conjuncts();
+                terms.extend(right.conjuncts());
+                terms
+            }
+            other => vec![other],
+        }
+    }
+
+    fn write(&self, out: &mut String, qualify: bool) {
+        match self {
+            CExpr::Column { table, column } => {
+                if qualify {
+                    let _ = write!(out, "{}.{}", ident(table), ident(column));
+                } else {
+                    out.push_str(&ident(column));
+                }
+            }
+            CExpr::AllColumns { table } => {
+                let _ = write!(out, "{}.*", ident(table));
+            }
+            CExpr::Derived(text) | CExpr::Literal(text) => out.push_str(text),
+            CExpr::Interval { millis, months } => out.push_str(&interval_text(*millis, *months)),
+            CExpr::Call { name, args } => {
+                out.push_str(name);
+                out.push('(');
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    arg.write(out, qualify);
+                }
+                out.push(')');
+            }
+            CExpr::Binary { op, left, right } => {
+                write_operand(left, out, qualify);
+                let _ = write!(out, " {op} ");
+                write_operand(right, out, qualify);
+            }
+            CExpr::Unary { op, operand } => {
+                out.push_str(op);
+                if op.chars().all(char::is_alphabetic) {
+                    out.push(' ');
+                }
+                write_operand(operand, out, qualify);
+            }
+            CExpr::Opaque { text, args } => {
+                let mut rest = text.as_str();
+                while let Some(at) = rest.find("$$") {
+                    out.push_str(&rest[..at]);
+                    let after = &rest[at + 2..];
+                    let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    match digits.parse::<usize>().ok().and_then(|i| args.get(i)) {
+                        Some(arg) => arg.write(out, qualify),
+                        None => out.push_str("$$"),
+                    }
+                    rest = &after[digits.len()..];
+                }
+                out.push_str(rest);
+            }
+        }
+    }
+}
+
+fn write_operand(expr: &CExpr, out: &mut String, qualify: bool) {
+    if matches!(expr, CExpr::Binary { .. }) {
+        out.push('(');
+        expr.write(out, qualify);
+        out.push(')');
+    } else {
+        expr.write(out, qualify);
+    }
+}
+
+fn ident(name: &str) -> String {
+    let plain = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("`{}`", name.replace('`', "``"))
+    }
+}
+
+/// `INTERVAL '1' MINUTE` style text in the largest unit that divides the value exactly.
+pub fn interval_text(millis: i128, months: i128) -> String {
+    if months != 0 {
+        return if months % 12 == 0 {
+            format!("INTERVAL '{}' YEAR", months / 12)
+        } else {
+            format!("INTERVAL '{months}' MONTH")
+        };
+    }
+    const UNITS: [(i128, &str); 5] = [
+        (86_400_000, "DAY"),
+        (3_600_000, "HOUR"),
+        (60_000, "MINUTE"),
+        (1_000, "SECOND"),
+        (1, "MILLISECOND"),
+    ];
+    for (size, unit) in UNITS {
+        if millis % size == 0 {
+            return format!("INTERVAL '{}' {unit}", millis / size);
+        }
+    }
+    format!("INTERVAL '{millis}' MILLISECOND")
+}
+
+impl fmt::Display for CExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.canonical())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(c: &str) -> CExpr {
+        CExpr::Column { table: "T".into(), column: c.into() }
+    }
+
+    #[test]
+    fn renders_nested_operators_unambiguously() {
+        let sum = CExpr::Binary { op: "+".into(), left: Box::new(col("a")), right: Box::new(col("b")) };
+        let product = CExpr::Binary { op: "*".into(), left: Box::new(sum), right: Box::new(col("c")) };
+        assert_eq!(product.display(false), "(a + b) * c");
+        assert_eq!(product.canonical(), "(T.a + T.b) * T.c");
+    }
+
+    #[test]
+    fn intervals_use_the_largest_exact_unit() {
+        assert_eq!(interval_text(60_000, 0), "INTERVAL '1' MINUTE");
+        assert_eq!(interval_text(90_000, 0), "INTERVAL '90' SECOND");
+        assert_eq!(interval_text(-6_000, 0), "INTERVAL '-6' SECOND");
+        assert_eq!(interval_text(0, 24), "INTERVAL '2' YEAR");
+    }
+
+    #[test]
+    fn opaque_text_substitutes_its_arguments() {
+        let e = CExpr::Opaque { text: "JSON_VALUE($$0, '$.a')".into(), args: vec![col("c")] };
+        assert_eq!(e.display(false), "JSON_VALUE(c, '$.a')");
+    }
+}

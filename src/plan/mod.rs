@@ -1,0 +1,129 @@
+//! The normalized plan: per query (INSERT or bare SELECT), the stateful operators Flink would
+//! plan for it, each described by neutral facts over canonical lineage.
+
+pub mod aggregate;
+pub mod builder;
+pub mod convert;
+pub mod dialect_names;
+pub mod expr;
+pub mod functions;
+pub mod interval;
+pub mod over;
+pub mod rank;
+pub mod scope;
+pub mod window;
+
+use crate::catalog::Catalog;
+use crate::notes::Notes;
+use crate::source::{ByteSpan, SourceFile};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// The operator kinds the tool knows, named after Flink's stream exec nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorKind {
+    GroupWindowAggregate,
+    GroupAggregate,
+    WindowAggregate,
+    OverAggregate,
+    Deduplicate,
+    /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
+    /// as a whole (its fingerprint), so any change to it is `unknown`.
+    Opaque,
+}
+
+impl OperatorKind {
+    pub const ALL: [OperatorKind; 6] = [
+        OperatorKind::GroupWindowAggregate,
+        OperatorKind::GroupAggregate,
+        OperatorKind::WindowAggregate,
+        OperatorKind::OverAggregate,
+        OperatorKind::Deduplicate,
+        OperatorKind::Opaque,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OperatorKind::GroupWindowAggregate => "group_window_aggregate",
+            OperatorKind::GroupAggregate => "group_aggregate",
+            OperatorKind::WindowAggregate => "window_aggregate",
+            OperatorKind::OverAggregate => "over_aggregate",
+            OperatorKind::Deduplicate => "deduplicate",
+            OperatorKind::Opaque => "opaque",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<OperatorKind> {
+        OperatorKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// One stateful operator with the facts that describe its state.
+#[derive(Debug, Clone)]
+pub struct Operator {
+    pub kind: OperatorKind,
+    /// Flink's name for the node (e.g. `stream-exec-deduplicate`), for comparing with real plans.
+    pub flink_node: &'static str,
+    pub facts: Map<String, Value>,
+    /// Where the operator is written (its defining clause).
+    pub span: ByteSpan,
+    /// The clause behind each top-level fact (e.g. `window` → the TUMBLE(...) call).
+    pub fact_spans: BTreeMap<String, ByteSpan>,
+    /// The clause behind each canonical item of a list fact (an aggregate, a key).
+    pub item_spans: BTreeMap<String, ByteSpan>,
+    /// How each canonical item is shown to users (columns without their table when unambiguous).
+    pub display: BTreeMap<String, String>,
+    /// The pieces of state the operator keeps separately (its aggregates), canonical.
+    pub state_items: Vec<String>,
+}
+
+impl Operator {
+    pub fn new(kind: OperatorKind, flink_node: &'static str, span: ByteSpan) -> Operator {
+        Operator {
+            kind,
+            flink_node,
+            facts: Map::new(),
+            span,
+            fact_spans: BTreeMap::new(),
+            item_spans: BTreeMap::new(),
+            display: BTreeMap::new(),
+            state_items: Vec::new(),
+        }
+    }
+
+    pub fn set(&mut self, key: &str, value: Value) {
+        self.facts.insert(key.to_string(), value);
+    }
+
+    pub fn display_of(&self, canonical: &str) -> String {
+        self.display.get(canonical).cloned().unwrap_or_else(|| canonical.to_string())
+    }
+
+    /// A short label: the kind and, when there is one, the first facts that identify it.
+    pub fn fingerprint(&self) -> String {
+        Value::Object(self.facts.clone()).to_string()
+    }
+}
+
+/// One INSERT (or bare query) and its stateful operators, upstream first.
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    /// `INSERT INTO sink` → the sink's name; a bare query → `query #n`.
+    pub name: String,
+    pub sink: Option<String>,
+    pub span: ByteSpan,
+    pub operators: Vec<Operator>,
+    /// Source tables read, in order of first use.
+    pub sources: Vec<String>,
+    /// Canonical text of what the query writes (its output columns), to match renamed sinks.
+    pub output: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub file: SourceFile,
+    pub catalog: Catalog,
+    pub queries: Vec<QueryPlan>,
+    pub notes: Notes,
+}

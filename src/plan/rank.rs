@@ -1,0 +1,240 @@
+//! `ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rk` filtered on `rk` by the enclosing
+//! query: a deduplication when it keeps the first row by a time attribute, else a Top-N.
+
+use super::builder::{columns_text, referenced_columns, Builder};
+use super::convert::literal;
+use super::expr::CExpr;
+use super::scope::{looks_like_time, Column, PendingRank, Relation};
+use super::{Operator, OperatorKind};
+use crate::catalog::TimeKind;
+use crate::error::{Error, Result};
+use crate::source::ByteSpan;
+use serde_json::json;
+use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, SelectItem, Value, WindowType};
+
+/// The range of ranks the enclosing filter keeps, `(min, max)`.
+fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
+    let Expr::BinaryOp { left, op, right } = expr else { return None };
+    let is_rank = |e: &Expr| match e {
+        Expr::Identifier(i) => i.value == column,
+        Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == column),
+        _ => false,
+    };
+    let number = |e: &Expr| match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<i64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (op, n) = if is_rank(left) {
+        (op.clone(), number(right)?)
+    } else if is_rank(right) {
+        let flipped = match op {
+            BinaryOperator::Lt => BinaryOperator::Gt,
+            BinaryOperator::LtEq => BinaryOperator::GtEq,
+            BinaryOperator::Gt => BinaryOperator::Lt,
+            BinaryOperator::GtEq => BinaryOperator::LtEq,
+            other => other.clone(),
+        };
+        (flipped, number(left)?)
+    } else {
+        return None;
+    };
+    match op {
+        BinaryOperator::Eq => Some((n, n)),
+        BinaryOperator::LtEq => Some((1, n)),
+        BinaryOperator::Lt => Some((1, n - 1)),
+        _ => None,
+    }
+}
+
+fn conjuncts(expr: &Expr) -> Vec<&Expr> {
+    match expr {
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            let mut out = conjuncts(left);
+            out.extend(conjuncts(right));
+            out
+        }
+        Expr::Nested(inner) => conjuncts(inner),
+        other => vec![other],
+    }
+}
+
+/// Records a ranking function found in a SELECT list, for the enclosing query to decide on.
+pub fn pending(b: &mut Builder, input: &Relation, function: &sqlparser::ast::Function, column: String, named: &[sqlparser::ast::NamedWindowDefinition]) -> Result<PendingRank> {
+    let span = b.span(function);
+    let spec = match &function.over {
+        Some(WindowType::WindowSpec(spec)) => spec.clone(),
+        Some(WindowType::NamedWindow(name)) => super::over::named_spec(b, named, name, span)?,
+        None => return Err(Error::sql(b.file, span, "a ranking function needs OVER (...)")),
+    };
+    let mut partition = Vec::new();
+    for expr in &spec.partition_by {
+        partition.push((b.converter().expr(input, expr)?, b.span(expr)));
+    }
+    let mut order = Vec::new();
+    for OrderByExpr { expr, options, .. } in &spec.order_by {
+        let value = b.converter().expr(input, expr)?;
+        let time = order_time(b, input, expr, &value);
+        let descending = matches!(options.sort, Some(OrderBySort::Desc));
+        order.push((value, descending, time, b.span(expr)));
+    }
+    Ok(PendingRank {
+        column,
+        function: function.name.to_string().to_uppercase(),
+        partition,
+        order,
+        span,
+        input: input.columns.clone(),
+        input_open_tables: input.open_tables.iter().map(|(_, t)| t.clone()).collect(),
+    })
+}
+
+/// The time attribute kind of an ORDER BY expression (inferred by name on bare tables).
+fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> Option<TimeKind> {
+    let column = match expr {
+        Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => input.resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value).into_column(),
+        _ => None,
+    }?;
+    if column.time.is_some() {
+        return column.time;
+    }
+    let (table, name) = value.as_column()?;
+    if b.catalog.tables.contains_key(table) || !looks_like_time(name) {
+        return None;
+    }
+    b.notes.assume(format!("`{name}` of `{table}` (no DDL) is taken as an event-time (rowtime) attribute"), Some(b.span(expr)));
+    Some(TimeKind::Rowtime)
+}
+
+/// The enclosing SELECT of a ranking subquery: its WHERE decides the operator.
+pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: PendingRank) -> Result<Relation> {
+    let span = b.span(select);
+    let mut range = None;
+    let mut rest: Vec<&Expr> = Vec::new();
+    if let Some(selection) = &select.selection {
+        for term in conjuncts(selection) {
+            match (range, rank_range(term, &pending.column)) {
+                (None, Some(r)) => range = Some((r, b.span(term))),
+                _ => rest.push(term),
+            }
+        }
+    }
+    for term in &rest {
+        let filter = b.converter().expr(&input, term)?;
+        input.filters.extend(filter.conjuncts().into_iter().map(|c| CExpr::Literal(c.canonical())));
+    }
+    let Some(((min, max), filter_span)) = range else {
+        input.rank = Some(pending);
+        return b.finish_rank(input, span);
+    };
+    let single_time_order = pending.order.len() == 1 && pending.order[0].2.is_some();
+    let is_dedup = pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
+
+    // What flows into the operator: the columns the enclosing query uses, plus its keys.
+    let wildcard = select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)));
+    let mut exprs: Vec<&Expr> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    exprs.extend(rest.iter().copied());
+    let inner = Relation {
+        columns: pending.input.iter().filter(|c| c.name != pending.column).cloned().collect(),
+        open_tables: pending.input_open_tables.iter().map(|t| (None, t.clone())).collect(),
+        ..Default::default()
+    };
+    let mut schema: Vec<String> = referenced_columns(&inner, exprs, wildcard).iter().map(|c| c.expr.canonical()).collect();
+    let partition: Vec<String> = pending.partition.iter().map(|(p, _)| p.canonical()).collect();
+    let order_keys: Vec<String> = pending.order.iter().map(|(o, ..)| o.canonical()).collect();
+    for key in partition.iter().chain(&order_keys) {
+        if !schema.contains(key) {
+            schema.push(key.clone());
+        }
+    }
+    let values: Vec<String> = schema.iter().filter(|c| !partition.contains(c) && !order_keys.contains(c)).cloned().collect();
+    let qualify = input.base_tables.len() > 1;
+
+    let mut op = if is_dedup {
+        let (key, descending, time, _) = &pending.order[0];
+        let mode = match (time, descending) {
+            (Some(TimeKind::Proctime), false) => "proctime_asc",
+            (Some(TimeKind::Proctime), true) => "proctime_desc",
+            _ => "rowtime",
+        };
+        let mut op = Operator::new(OperatorKind::Deduplicate, "stream-exec-deduplicate", pending.span.union(filter_span));
+        op.set("mode", json!(mode));
+        op.set("order", json!({"key": key.canonical(), "direction": if *descending { "desc" } else { "asc" }, "time_kind": time.map(TimeKind::name)}));
+        op.set("keep", json!(if *descending { "last" } else { "first" }));
+        op
+    } else {
+        let mut op = Operator::new(OperatorKind::Opaque, "stream-exec-rank", pending.span.union(filter_span));
+        let order: Vec<String> = pending.order.iter().map(|(o, d, ..)| format!("{} {}", o.canonical(), if *d { "DESC" } else { "ASC" })).collect();
+        let description = format!(
+            "{}(PARTITION BY {} ORDER BY {}) RANK {min}..{max} over [{}] output [{}]",
+            pending.function,
+            partition.join(", "),
+            order.join(", "),
+            schema.join(", "),
+            columns_text(&input)
+        );
+        op.set("flink_kind", json!("rank"));
+        op.set("fingerprint", json!(description));
+        op.set("reason", json!("Top-N is not modelled in detail yet"));
+        op
+    };
+    if op.kind == OperatorKind::Deduplicate {
+        op.set("partition_keys", json!(partition));
+        op.set("input_schema", json!(schema));
+        op.set("value_fields", json!(values));
+        op.set("filters", json!(input.filters.iter().map(CExpr::canonical).collect::<Vec<_>>()));
+        let partition_span = pending.partition.iter().fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+        op.fact_spans.insert("partition_keys".into(), if partition_span.is_empty() { pending.span } else { partition_span });
+        let order_span = pending.order.iter().fold(ByteSpan::default(), |acc, o| acc.union(o.3));
+        op.fact_spans.insert("order".into(), order_span);
+        op.fact_spans.insert("mode".into(), order_span);
+        op.fact_spans.insert("keep".into(), order_span);
+        for (p, s) in &pending.partition {
+            op.item_spans.insert(p.canonical(), *s);
+            op.display.insert(p.canonical(), p.display(qualify));
+        }
+        for column in &pending.input {
+            op.display.entry(column.expr.canonical()).or_insert_with(|| column.expr.display(qualify));
+        }
+    }
+    op.fact_spans.insert("fingerprint".into(), op.span);
+    let mut output = b.project(select, &input)?;
+    let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
+    if op.kind == OperatorKind::Deduplicate {
+        op.set("outputs", json!(outputs));
+        let projection_span = select.projection.iter().fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
+        op.fact_spans.insert("outputs".into(), projection_span);
+        op.fact_spans.insert("input_schema".into(), projection_span.union(pending.span));
+        op.fact_spans.insert("value_fields".into(), projection_span.union(pending.span));
+        if let Some(w) = &select.selection {
+            op.fact_spans.insert("filters".into(), b.span(w));
+        }
+    }
+    b.operators.push(op);
+    output.filters = input.filters.clone();
+    let _ = literal;
+    Ok(strip_rank_column(output, &pending.column))
+}
+
+fn strip_rank_column(mut relation: Relation, _column: &str) -> Relation {
+    relation.rank = None;
+    relation
+}
+
+pub fn rank_column(function: &sqlparser::ast::Function) -> bool {
+    matches!(function.name.to_string().to_uppercase().as_str(), "ROW_NUMBER" | "RANK" | "DENSE_RANK")
+}
+
+pub fn placeholder_column(name: String, span: ByteSpan, function: &str) -> Column {
+    Column { name, qualifier: None, expr: CExpr::Derived(format!("{function}()")), time: None, span }
+}

@@ -1,0 +1,146 @@
+//! Relations flowing between the clauses of a query, and how a column reference resolves.
+
+use super::expr::CExpr;
+use crate::catalog::TimeKind;
+use crate::source::ByteSpan;
+
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub name: String,
+    /// The table alias (or name) that qualifies this column in the current scope.
+    pub qualifier: Option<String>,
+    pub expr: CExpr,
+    pub time: Option<TimeKind>,
+    pub span: ByteSpan,
+}
+
+/// A window TVF in FROM: `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`.
+#[derive(Debug, Clone)]
+pub struct WindowTvf {
+    pub kind: String,
+    pub time: CExpr,
+    pub time_kind: Option<TimeKind>,
+    /// size, slide (hop) / step (cumulate) / gap, offset: in milliseconds.
+    pub params: Vec<(String, i128)>,
+    pub partition: Vec<CExpr>,
+    pub span: ByteSpan,
+}
+
+impl WindowTvf {
+    pub fn describe(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}({}; {})", self.kind.to_uppercase(), self.time.canonical(), params.join(", "))
+    }
+}
+
+/// `ROW_NUMBER() OVER (...) AS rk` waiting for the enclosing query's filter on `rk`.
+#[derive(Debug, Clone)]
+pub struct PendingRank {
+    pub column: String,
+    pub function: String,
+    pub partition: Vec<(CExpr, ByteSpan)>,
+    pub order: Vec<(CExpr, bool, Option<TimeKind>, ByteSpan)>,
+    pub span: ByteSpan,
+    /// The relation the ROW_NUMBER reads (its input columns).
+    pub input: Vec<Column>,
+    pub input_open_tables: Vec<String>,
+}
+
+/// The output of a FROM item, a subquery or a whole SELECT.
+#[derive(Debug, Clone, Default)]
+pub struct Relation {
+    pub columns: Vec<Column>,
+    /// Tables without DDL (documentation style): any column name resolves to them.
+    pub open_tables: Vec<(Option<String>, String)>,
+    /// The tables beneath, to resolve a reference the author evidently meant (seed mistakes).
+    pub base_tables: Vec<String>,
+    /// Filter terms applied upstream, canonical.
+    pub filters: Vec<CExpr>,
+    pub window: Option<WindowTvf>,
+    /// Projections between the window TVF and this relation.
+    pub window_steps: usize,
+    pub rank: Option<PendingRank>,
+}
+
+pub enum Resolved {
+    Column(Column),
+    /// Resolved only through a table beneath a subquery that does not select the column.
+    Beneath(Column, String),
+    Missing,
+    Ambiguous,
+}
+
+impl Relation {
+    /// Resolves `name` or `qualifier.name`. Identifiers are case-sensitive as in Flink.
+    pub fn resolve(&self, qualifier: Option<&str>, name: &str) -> Resolved {
+        let matches: Vec<&Column> = self
+            .columns
+            .iter()
+            .filter(|c| c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier))
+            .collect();
+        match matches.as_slice() {
+            [one] => return Resolved::Column((*one).clone()),
+            [first, rest @ ..] => {
+                if rest.iter().all(|c| c.expr == first.expr) {
+                    return Resolved::Column((*first).clone());
+                }
+                return Resolved::Ambiguous;
+            }
+            [] => {}
+        }
+        let open: Vec<&(Option<String>, String)> = self
+            .open_tables
+            .iter()
+            .filter(|(q, t)| qualifier.is_none() || q.as_deref() == qualifier || Some(t.as_str()) == qualifier)
+            .collect();
+        if let [(q, table)] = open.as_slice() {
+            return Resolved::Column(open_column(q.clone(), table, name));
+        }
+        if open.len() > 1 {
+            return Resolved::Ambiguous;
+        }
+        Resolved::Missing
+    }
+
+    pub fn has_qualifier(&self, qualifier: &str) -> bool {
+        self.columns.iter().any(|c| c.qualifier.as_deref() == Some(qualifier))
+            || self.open_tables.iter().any(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
+    }
+
+    pub fn requalify(mut self, qualifier: &str) -> Relation {
+        for column in &mut self.columns {
+            column.qualifier = Some(qualifier.to_string());
+        }
+        for (q, _) in &mut self.open_tables {
+            *q = Some(qualifier.to_string());
+        }
+        self
+    }
+}
+
+/// A column of a table without DDL. Its time attribute is inferred from its name; the caller
+/// records the assumption when it relies on it.
+pub fn open_column(qualifier: Option<String>, table: &str, name: &str) -> Column {
+    Column {
+        name: name.to_string(),
+        qualifier,
+        expr: CExpr::Column { table: table.to_string(), column: name.to_string() },
+        time: if name.eq_ignore_ascii_case("proctime") { Some(TimeKind::Proctime) } else { None },
+        span: ByteSpan::default(),
+    }
+}
+
+/// Whether a bare table's column looks like an event-time column (for ORDER BY inference).
+pub fn looks_like_time(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    lower == "ts" || lower.ends_with("_ts") || lower.starts_with("ts_") || lower.contains("time") || lower.contains("date")
+}
+
+impl Resolved {
+    pub fn into_column(self) -> Option<Column> {
+        match self {
+            Resolved::Column(c) | Resolved::Beneath(c, _) => Some(c),
+            Resolved::Missing | Resolved::Ambiguous => None,
+        }
+    }
+}

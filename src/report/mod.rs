@@ -1,0 +1,101 @@
+//! The result of a check, in one structure every output format renders.
+
+pub mod human;
+pub mod json;
+
+use crate::verdict::Verdict;
+use serde::Serialize;
+
+/// Version of the JSON report's shape; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub verdict: Verdict,
+    pub old_file: String,
+    pub new_file: String,
+    pub queries: Vec<QueryReport>,
+    pub notes: Vec<NoteReport>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryStatus {
+    Unchanged,
+    Changed,
+    Added,
+    Removed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryReport {
+    pub name: String,
+    pub old_name: Option<String>,
+    pub new_name: Option<String>,
+    pub status: QueryStatus,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    pub operators: Vec<OperatorReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OperatorReport {
+    pub kind: String,
+    /// Flink's node for it (e.g. `stream-exec-group-window-aggregate`).
+    pub flink_node: String,
+    pub status: QueryStatus,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    pub state: StateFate,
+    pub old: Option<Location>,
+    pub new: Option<Location>,
+}
+
+/// What happens to each piece of the operator's state on restore.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct StateFate {
+    /// The operator's state as a whole: reused, partially_reused, starts_empty, discarded, undetermined.
+    pub operator: String,
+    pub reused: Vec<String>,
+    pub starts_empty: Vec<String>,
+    pub discarded: Vec<String>,
+    pub undetermined: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+    /// Why the rule holds when the documentation does not state it.
+    pub derived: Option<String>,
+    pub old: Option<Location>,
+    pub new: Option<Location>,
+}
+
+/// A place in a script: file, 1-based line and column, byte offset and length, and the text.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+    pub length: usize,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteReport {
+    pub side: &'static str,
+    pub kind: crate::notes::NoteKind,
+    pub message: String,
+    pub location: Option<Location>,
+}
+
+impl Report {
+    /// Every finding with the query and operator it belongs to.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.queries.iter().flat_map(|q| q.findings.iter().chain(q.operators.iter().flat_map(|o| o.findings.iter())))
+    }
+}

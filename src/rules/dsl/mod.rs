@@ -1,0 +1,117 @@
+//! The predicate language of compatibility rules.
+//!
+//! A rule's `when:` field is a [`Predicate`] over "facts", a JSON tree that
+//! describes the old and the new job. Its messages are [`Template`]s that
+//! interpolate fact values. Both are compiled once, when the rules load,
+//! against a [`FactSchema`]: every path and every type is checked then, so
+//! evaluation cannot fail; it only reads absent values as `null`.
+//!
+//! A predicate goes through `parser` (the pest grammar in
+//! `grammar/predicate.pest`, then the tree of `ast`; `syntax_error` rewords
+//! pest's errors), then `typecheck` against the schema, then `eval`.
+
+mod ast;
+mod eval;
+mod json;
+mod parser;
+mod schema;
+mod suggest;
+mod syntax_error;
+mod template;
+mod typecheck;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use schema::{FactSchema, FactType};
+pub use template::Template;
+
+/// Longest predicate or template accepted, in bytes.
+pub const MAX_SOURCE_LEN: usize = 16 * 1024;
+
+/// Deepest nesting accepted; parentheses, lists, function calls and `not`
+/// each add a level. It keeps the recursive parser and evaluator far from
+/// the end of the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// A byte range within the predicate or template text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+}
+
+impl From<Span> for std::ops::Range<usize> {
+    fn from(span: Span) -> Self {
+        span.start..span.end
+    }
+}
+
+/// Why a predicate or template was rejected, and where in its text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DslError {
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl DslError {
+    pub fn new(span: Span, message: impl Into<String>) -> DslError {
+        DslError {
+            span,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> DslError {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// A parsed and type-checked rule predicate.
+#[derive(Debug, Clone)]
+pub struct Predicate {
+    source: String,
+    expr: ast::Expr,
+}
+
+impl Predicate {
+    /// Parses `src` and checks it against `schema`; the result is always boolean.
+    pub fn compile(src: &str, schema: &FactSchema) -> Result<Predicate, DslError> {
+        let expr = parser::parse_predicate(src)?;
+        typecheck::check_predicate(&expr, schema)?;
+        Ok(Predicate {
+            source: src.to_owned(),
+            expr,
+        })
+    }
+
+    /// Evaluates the predicate. Absent facts read as `null`; see `eval` for
+    /// how each operator treats `null`.
+    pub fn eval(&self, facts: &serde_json::Value) -> bool {
+        eval::eval_predicate(&self.expr, facts)
+    }
+
+    /// Every fact path the predicate reads, without duplicates, in order of
+    /// first appearance.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths = Vec::new();
+        self.expr.collect_paths(&mut paths);
+        paths
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}

@@ -1,0 +1,245 @@
+//! Evaluates the rules on every matched pair: which change kinds happened, which rules fire,
+//! and a fail-safe `unknown` for any change no fired rule explains.
+
+use super::{lookup, Rule, RuleSet};
+use crate::diff::{self, OperatorPair, QueryPair};
+use crate::plan::{Operator, Plan};
+use crate::report::{Finding, Location, OperatorReport, QueryReport, QueryStatus, StateFate};
+use crate::source::{ByteSpan, SourceFile};
+use crate::verdict::Verdict;
+use serde_json::Value;
+
+/// Id of the built-in finding for a change that no rule explains.
+pub const UNEXPLAINED: &str = "unexplained-change";
+
+pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
+    if span.is_empty() && span.start == 0 {
+        return None;
+    }
+    let pos = file.line_col(span.start);
+    Some(Location {
+        file: file.name.clone(),
+        line: pos.line,
+        column: pos.column,
+        offset: span.start,
+        length: span.len(),
+        text: file.slice(span).to_string(),
+    })
+}
+
+/// Which rules fire on these facts, with the paths each fired rule looked at.
+fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
+    let changes = rules.changes.get(operator).map(Vec::as_slice).unwrap_or_default();
+    let detected: Vec<&(String, super::dsl::Predicate)> = changes.iter().filter(|(_, p)| p.eval(facts)).collect();
+    let mut fired = Vec::new();
+    for rule in rules.for_operator(operator) {
+        let change = if rule.change == "any" { None } else { detected.iter().find(|(n, _)| *n == rule.change) };
+        if rule.change != "any" && change.is_none() {
+            continue;
+        }
+        if rule.when.eval(facts) {
+            let mut paths = rule.when.paths();
+            if let Some((_, p)) = change {
+                paths.extend(p.paths());
+            }
+            fired.push((rule, paths));
+        }
+    }
+    fired
+}
+
+/// The top-level facts that differ between the two sides.
+fn differing(facts: &Value) -> Vec<String> {
+    let empty = serde_json::Map::new();
+    let old = facts.get("old").and_then(Value::as_object).unwrap_or(&empty);
+    let new = facts.get("new").and_then(Value::as_object).unwrap_or(&empty);
+    let mut keys: Vec<String> = old.keys().chain(new.keys()).filter(|k| old.get(*k) != new.get(*k)).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn explains(paths: &[String], key: &str) -> bool {
+    paths.iter().any(|p| {
+        let p = p.as_str();
+        p == key || p.starts_with(&format!("{key}.")) || ["old", "new"].iter().any(|side| p == format!("{side}.{key}") || p.starts_with(&format!("{side}.{key}.")))
+    })
+}
+
+/// Spans in old and new of what a finding is about: the clauses behind the facts it read,
+/// narrowed to the items added (new) and removed (old) where the rule read such a relation.
+fn spans_for(paths: &[String], facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> (ByteSpan, ByteSpan) {
+    let mut old_span = ByteSpan::default();
+    let mut new_span = ByteSpan::default();
+    for path in paths {
+        let parts: Vec<&str> = path.split('.').collect();
+        let (key, relation) = match parts.as_slice() {
+            ["old" | "new" | "config", key, ..] => (*key, None),
+            [key, relation, ..] => (*key, Some(*relation)),
+            [key] => (*key, None),
+            [] => continue,
+        };
+        let items = |side: &str| -> Vec<String> {
+            lookup(facts, &format!("{key}.{side}")).and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+        };
+        let narrow = |op: Option<&Operator>, wanted: &[String]| -> ByteSpan {
+            let Some(op) = op else { return ByteSpan::default() };
+            let spans: Vec<ByteSpan> = wanted.iter().filter_map(|i| op.item_spans.get(i).copied()).collect();
+            if spans.is_empty() {
+                op.fact_spans.get(key).copied().unwrap_or(op.span)
+            } else {
+                spans.into_iter().fold(ByteSpan::default(), ByteSpan::union)
+            }
+        };
+        match relation {
+            Some("added") => new_span = new_span.union(narrow(new, &items("added"))),
+            Some("removed") => old_span = old_span.union(narrow(old, &items("removed"))),
+            _ => {
+                if let Some(op) = old {
+                    old_span = old_span.union(op.fact_spans.get(key).copied().unwrap_or(op.span));
+                }
+                if let Some(op) = new {
+                    new_span = new_span.union(op.fact_spans.get(key).copied().unwrap_or(op.span));
+                }
+            }
+        }
+    }
+    (old_span, new_span)
+}
+
+fn state_fate(verdict: Verdict, changed: bool, facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> StateFate {
+    let show = |op: Option<&Operator>, items: &[Value]| -> Vec<String> {
+        items.iter().filter_map(Value::as_str).map(|s| op.map(|o| o.display_of(s)).unwrap_or_else(|| s.to_string())).collect()
+    };
+    let list = |path: &str| lookup(facts, path).and_then(Value::as_array).cloned().unwrap_or_default();
+    let has_aggregates = old.is_some_and(|o| o.facts.contains_key("aggregates")) || new.is_some_and(|o| o.facts.contains_key("aggregates"));
+    let mut fate = StateFate::default();
+    match verdict {
+        Verdict::FullyCompatible | Verdict::PartiallyCompatible if old.is_some() && new.is_some() => {
+            if has_aggregates {
+                fate.reused = show(old, &list("aggregates.kept"));
+                fate.starts_empty = show(new, &list("aggregates.added"));
+                fate.discarded = show(old, &list("aggregates.removed"));
+            }
+            fate.operator = if !changed || (fate.starts_empty.is_empty() && verdict == Verdict::FullyCompatible) { "reused" } else { "partially_reused" }.into();
+        }
+        Verdict::Unknown => {
+            if has_aggregates {
+                let mut all = show(old, &list("old.aggregates"));
+                all.extend(show(new, &list("new.aggregates")).into_iter().filter(|a| !all.contains(a)).collect::<Vec<_>>());
+                fate.undetermined = all;
+            }
+            fate.operator = "undetermined".into();
+        }
+        _ => {
+            if has_aggregates {
+                fate.discarded = show(old, &list("old.aggregates"));
+                fate.starts_empty = show(new, &list("new.aggregates"));
+            }
+            fate.operator = match (old, new) {
+                (Some(_), None) => "discarded",
+                (None, Some(_)) => "starts_empty",
+                _ => "discarded",
+            }
+            .into();
+        }
+    }
+    fate
+}
+
+fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> OperatorReport {
+    let facts = diff::operator_facts(pair, old_plan, new_plan);
+    let kind = pair.kind();
+    let operator = kind.name();
+    let changed = !matches!((pair.old, pair.new), (Some(o), Some(n)) if o.facts == n.facts);
+    let mut findings = Vec::new();
+    if changed && pair.old.is_some() && pair.new.is_some() {
+        let fired = fire(rules, operator, &facts);
+        let mut explained: Vec<String> = Vec::new();
+        for (rule, paths) in &fired {
+            let (old_span, new_span) = spans_for(paths, &facts, pair.old, pair.new);
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                verdict: rule.verdict_for(&facts),
+                message: rule.message.render(&facts),
+                derived: rule.derived.clone(),
+                old: location(&old_plan.file, old_span),
+                new: location(&new_plan.file, new_span),
+            });
+            explained.extend(paths.iter().cloned());
+        }
+        let unexplained: Vec<String> = differing(&facts).into_iter().filter(|k| !explains(&explained, k)).collect();
+        if !unexplained.is_empty() {
+            let (old_span, new_span) = spans_for(&unexplained, &facts, pair.old, pair.new);
+            findings.push(Finding {
+                rule: UNEXPLAINED.into(),
+                verdict: Verdict::Unknown,
+                message: format!("{} changed ({}) and no rule covers this change", operator.replace('_', " "), unexplained.join(", ")),
+                derived: Some("fail-safe: a change the rules do not explain is never called compatible".into()),
+                old: location(&old_plan.file, old_span),
+                new: location(&new_plan.file, new_span),
+            });
+        }
+    }
+    let verdict = findings.iter().map(|f| f.verdict).max().unwrap_or(Verdict::FullyCompatible);
+    let verdict = match (pair.old, pair.new) {
+        (Some(_), Some(_)) => verdict,
+        _ => verdict.max(Verdict::FullyCompatible),
+    };
+    let status = match (pair.old, pair.new) {
+        (Some(_), None) => QueryStatus::Removed,
+        (None, Some(_)) => QueryStatus::Added,
+        _ if changed => QueryStatus::Changed,
+        _ => QueryStatus::Unchanged,
+    };
+    let node = pair.old.or(pair.new).map(|o| o.flink_node).unwrap_or_default();
+    OperatorReport {
+        kind: match pair.old.or(pair.new).and_then(|o| o.facts.get("flink_kind")).and_then(Value::as_str) {
+            Some(flink_kind) => format!("{operator}:{flink_kind}"),
+            None => operator.to_string(),
+        },
+        flink_node: node.to_string(),
+        status,
+        verdict,
+        findings,
+        state: state_fate(verdict, changed, &facts, pair.old, pair.new),
+        old: pair.old.and_then(|o| location(&old_plan.file, o.span)),
+        new: pair.new.and_then(|o| location(&new_plan.file, o.span)),
+    }
+}
+
+pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> QueryReport {
+    let operators: Vec<OperatorReport> = pair.operators.iter().map(|p| evaluate_operator(rules, p, old_plan, new_plan)).collect();
+    let facts = diff::query_facts(pair, old_plan, new_plan);
+    let mut findings = Vec::new();
+    let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged) || pair.old.map(|q| &q.sink) != pair.new.map(|q| &q.sink);
+    if changed {
+        for (rule, _) in fire(rules, "query", &facts) {
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                verdict: rule.verdict_for(&facts),
+                message: rule.message.render(&facts),
+                derived: rule.derived.clone(),
+                old: pair.old.and_then(|q| location(&old_plan.file, q.span)),
+                new: pair.new.and_then(|q| location(&new_plan.file, q.span)),
+            });
+        }
+    }
+    let verdict = findings.iter().map(|f| f.verdict).chain(operators.iter().filter(|o| o.status != QueryStatus::Removed && o.status != QueryStatus::Added).map(|o| o.verdict)).max().unwrap_or(Verdict::FullyCompatible);
+    let status = match (pair.old, pair.new) {
+        (Some(_), None) => QueryStatus::Removed,
+        (None, Some(_)) => QueryStatus::Added,
+        _ if changed => QueryStatus::Changed,
+        _ => QueryStatus::Unchanged,
+    };
+    let name = pair.new.or(pair.old).map(|q| q.name.clone()).unwrap_or_default();
+    QueryReport {
+        name,
+        old_name: pair.old.map(|q| q.name.clone()),
+        new_name: pair.new.map(|q| q.name.clone()),
+        status,
+        verdict,
+        findings,
+        operators,
+    }
+}

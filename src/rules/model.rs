@@ -1,0 +1,47 @@
+//! Rule files as written in YAML, with the position of every value for diagnostics.
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    /// An operator kind (`group_window_aggregate`, ...) or `query` for whole-query rules.
+    pub operator: Spanned<String>,
+    /// The fact whose value selects a verdict when a rule's verdict is a map (e.g. `old.mode`).
+    #[serde(default)]
+    pub verdict_by: Option<Spanned<String>>,
+    /// Change kinds: name → predicate saying whether this kind of change happened.
+    #[serde(default)]
+    pub changes: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    pub rules: Vec<RuleDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    pub id: Spanned<String>,
+    /// A change kind of this file's `changes`, or `any` (the operator changed in any way).
+    pub change: Spanned<String>,
+    pub when: Spanned<String>,
+    pub verdict: Spanned<VerdictDef>,
+    pub message: Spanned<String>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Set when the documentation does not state the rule: the one-line reason it holds.
+    #[serde(default)]
+    pub derived: Option<String>,
+    #[serde(default)]
+    pub example: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum VerdictDef {
+    One(String),
+    ByMode(BTreeMap<String, String>),
+}

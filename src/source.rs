@@ -1,0 +1,136 @@
+//! Source texts (SQL scripts, rule files, case files) and positions inside them.
+
+use std::sync::Arc;
+
+/// A named text the tool read, kept whole so diagnostics can point into it.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: Arc<str>,
+    line_starts: Arc<[usize]>,
+}
+
+/// A byte range inside a [`SourceFile`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+pub struct ByteSpan {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl ByteSpan {
+    pub fn new(start: usize, end: usize) -> Self {
+        ByteSpan {
+            start,
+            end: end.max(start),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    pub fn union(self, other: ByteSpan) -> ByteSpan {
+        if self.is_empty() && self.start == 0 {
+            return other;
+        }
+        if other.is_empty() && other.start == 0 {
+            return self;
+        }
+        ByteSpan::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+impl From<ByteSpan> for miette::SourceSpan {
+    fn from(span: ByteSpan) -> Self {
+        (span.start, span.len()).into()
+    }
+}
+
+/// Line and column (1-based, column counted in characters) of a byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
+        let text: Arc<str> = text.into();
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts: starts.into(),
+        }
+    }
+
+    /// Byte offset of a 1-based line and character column, as sqlparser reports them.
+    pub fn offset_of(&self, line: u64, column: u64) -> usize {
+        if line == 0 {
+            return 0;
+        }
+        let Some(&start) = self.line_starts.get(line as usize - 1) else {
+            return self.text.len();
+        };
+        let line_text = &self.text[start..];
+        let chars_before = column.saturating_sub(1) as usize;
+        let within = line_text
+            .char_indices()
+            .nth(chars_before)
+            .map(|(i, _)| i)
+            .unwrap_or(line_text.len());
+        start + within
+    }
+
+    /// The span covering a sqlparser span.
+    pub fn span_of(&self, span: sqlparser::tokenizer::Span) -> ByteSpan {
+        if span.start.line == 0 {
+            return ByteSpan::default();
+        }
+        ByteSpan::new(
+            self.offset_of(span.start.line, span.start.column),
+            self.offset_of(span.end.line, span.end.column),
+        )
+    }
+
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let column = self.text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    pub fn slice(&self, span: ByteSpan) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+
+    pub fn named_source(&self) -> miette::NamedSource<String> {
+        miette::NamedSource::new(self.name.clone(), self.text.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_follow_lines_and_characters() {
+        let file = SourceFile::new("t.sql", "ab\nçd e\n");
+        assert_eq!(file.offset_of(2, 1), 3);
+        assert_eq!(file.offset_of(2, 2), 5);
+        assert_eq!(file.line_col(5), LineCol { line: 2, column: 2 });
+        assert_eq!(file.offset_of(9, 1), file.text.len());
+    }
+}

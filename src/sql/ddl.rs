@@ -1,0 +1,233 @@
+//! `CREATE [TEMPORARY] TABLE` in Flink's form: computed columns, metadata columns, WATERMARK,
+//! PRIMARY KEY ... NOT ENFORCED, PARTITIONED BY, WITH options and LIKE.
+
+use super::dialect::FlinkDialect;
+use super::parse::{name_of, parser_error, parser_for};
+use super::split::RawStatement;
+use super::statement::{ColumnDef, ColumnKind, TableDef, WatermarkDef};
+use crate::error::Result;
+use crate::source::SourceFile;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+pub fn parse_create_table(file: &SourceFile, raw: &RawStatement) -> Result<TableDef> {
+    let dialect = FlinkDialect;
+    let mut parser = parser_for(&dialect, raw);
+    table(file, &mut parser).map_err(|e| parser_error(file, raw, e))
+}
+
+fn word_is(parser: &Parser, n: usize, word: &str) -> bool {
+    matches!(&parser.peek_nth_token_ref(n).token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+}
+
+fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError> {
+    parser.expect_keyword(Keyword::CREATE)?;
+    let _ = parser.parse_keywords(&[Keyword::OR, Keyword::REPLACE]);
+    let temporary = parser.parse_keyword(Keyword::TEMPORARY);
+    parser.expect_keyword(Keyword::TABLE)?;
+    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = name_of(file, &parser.parse_object_name(false)?);
+    let mut def = TableDef {
+        name,
+        temporary,
+        columns: Vec::new(),
+        watermark: None,
+        primary_key: None,
+        partitioned_by: Vec::new(),
+        options: Vec::new(),
+        like: None,
+    };
+    if parser.consume_token(&Token::LParen) {
+        loop {
+            element(file, parser, &mut def)?;
+            if parser.consume_token(&Token::Comma) {
+                continue;
+            }
+            parser.expect_token(&Token::RParen)?;
+            break;
+        }
+    }
+    loop {
+        if parser.parse_keyword(Keyword::COMMENT) {
+            parser.parse_literal_string()?;
+        } else if word_is(parser, 0, "PARTITIONED") {
+            parser.next_token();
+            parser.expect_keyword(Keyword::BY)?;
+            def.partitioned_by = identifier_list(parser)?;
+        } else if word_is(parser, 0, "DISTRIBUTED") {
+            skip_until_with(parser);
+        } else if parser.parse_keyword(Keyword::WITH) {
+            def.options = options(parser)?;
+        } else if parser.parse_keyword(Keyword::LIKE) {
+            def.like = Some(name_of(file, &parser.parse_object_name(false)?));
+            if parser.peek_token().token == Token::LParen {
+                skip_parenthesized(parser)?;
+            }
+        } else if parser.peek_token().token == Token::EOF {
+            break;
+        } else if parser.parse_keyword(Keyword::AS) {
+            return Err(ParserError::ParserError(
+                "CREATE TABLE ... AS SELECT is not supported yet: declare the table and use INSERT INTO".into(),
+            ));
+        } else {
+            return parser.expected("COMMENT, PARTITIONED BY, WITH, LIKE or the end of the statement", parser.peek_token());
+        }
+    }
+    Ok(def)
+}
+
+fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result<(), ParserError> {
+    let start = parser.peek_token().span;
+    if word_is(parser, 0, "WATERMARK") {
+        parser.next_token();
+        parser.expect_keyword(Keyword::FOR)?;
+        let column = parser.parse_identifier()?.value;
+        parser.expect_keyword(Keyword::AS)?;
+        let expr = parser.parse_expr()?;
+        let end = parser.peek_nth_token_ref(0).span;
+        def.watermark = Some(WatermarkDef { column, expr, span: file.span_of(start.union(&end)) });
+        return Ok(());
+    }
+    if parser.parse_keyword(Keyword::CONSTRAINT) {
+        parser.parse_identifier()?;
+    }
+    if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
+        def.primary_key = Some(identifier_list(parser)?);
+        not_enforced(parser)?;
+        return Ok(());
+    }
+    let name = parser.parse_identifier()?.value;
+    let kind = if parser.parse_keyword(Keyword::AS) {
+        ColumnKind::Computed { expr: parser.parse_expr()? }
+    } else {
+        let data_type = data_type(parser)?;
+        if word_is(parser, 0, "METADATA") {
+            parser.next_token();
+            let key = if parser.parse_keyword(Keyword::FROM) { Some(parser.parse_literal_string()?) } else { None };
+            let is_virtual = word_is(parser, 0, "VIRTUAL");
+            if is_virtual {
+                parser.next_token();
+            }
+            ColumnKind::Metadata { data_type, key, is_virtual }
+        } else {
+            ColumnKind::Physical { data_type }
+        }
+    };
+    loop {
+        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || parser.parse_keyword(Keyword::NULL) {
+            continue;
+        }
+        if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
+            not_enforced(parser)?;
+            def.primary_key = Some(vec![name.clone()]);
+            continue;
+        }
+        if parser.parse_keyword(Keyword::COMMENT) {
+            parser.parse_literal_string()?;
+            continue;
+        }
+        break;
+    }
+    let end = parser.peek_nth_token_ref(0).span;
+    def.columns.push(ColumnDef { name, kind, span: file.span_of(start.union(&end)) });
+    Ok(())
+}
+
+/// A column type, kept as text: Flink types (`ROW<a INT>`, `MAP<K, V>`, `TIMESTAMP_LTZ(3)`)
+/// need no modelling beyond equality.
+fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
+    let mut text = String::new();
+    let mut depth: i32 = 0;
+    loop {
+        let token = parser.peek_token().token;
+        let ends = match &token {
+            Token::EOF => true,
+            Token::Comma | Token::RParen if depth == 0 => true,
+            Token::Word(w) if depth == 0 && w.quote_style.is_none() => {
+                matches!(w.value.to_uppercase().as_str(), "METADATA" | "NOT" | "NULL" | "PRIMARY" | "COMMENT")
+            }
+            _ => false,
+        };
+        if ends {
+            break;
+        }
+        match token {
+            Token::LParen | Token::Lt => depth += 1,
+            Token::RParen | Token::Gt => depth -= 1,
+            Token::ShiftRight => depth -= 2,
+            _ => {}
+        }
+        if !text.is_empty() && !matches!(token, Token::LParen | Token::RParen | Token::Comma | Token::Lt | Token::Gt | Token::ShiftRight) && !text.ends_with(['(', '<']) {
+            text.push(' ');
+        }
+        text.push_str(&token.to_string().to_uppercase());
+        parser.next_token();
+    }
+    if text.is_empty() {
+        return parser.expected("a column type or AS", parser.peek_token());
+    }
+    Ok(text)
+}
+
+fn not_enforced(parser: &mut Parser) -> Result<(), ParserError> {
+    parser.expect_keyword(Keyword::NOT)?;
+    if word_is(parser, 0, "ENFORCED") {
+        parser.next_token();
+        Ok(())
+    } else {
+        parser.expected("ENFORCED (Flink only accepts PRIMARY KEY ... NOT ENFORCED)", parser.peek_token())
+    }
+}
+
+fn identifier_list(parser: &mut Parser) -> Result<Vec<String>, ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let mut names = Vec::new();
+    loop {
+        names.push(parser.parse_identifier()?.value);
+        if !parser.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    parser.expect_token(&Token::RParen)?;
+    Ok(names)
+}
+
+fn options(parser: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let mut out = Vec::new();
+    if parser.consume_token(&Token::RParen) {
+        return Ok(out);
+    }
+    loop {
+        let key = parser.parse_literal_string()?;
+        parser.expect_token(&Token::Eq)?;
+        let value = parser.parse_literal_string()?;
+        out.push((key, value));
+        if !parser.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    parser.expect_token(&Token::RParen)?;
+    Ok(out)
+}
+
+fn skip_parenthesized(parser: &mut Parser) -> Result<(), ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let mut depth = 1;
+    while depth > 0 {
+        match parser.next_token().token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::EOF => return parser.expected(")", parser.peek_token()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn skip_until_with(parser: &mut Parser) {
+    while !matches!(parser.peek_token().token, Token::EOF) && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH) {
+        parser.next_token();
+    }
+}

@@ -1,0 +1,345 @@
+//! Turns the raw statements of a script into [`Statement`]s.
+
+use super::ddl;
+use super::dialect::FlinkDialect;
+use super::split::RawStatement;
+use super::statement::*;
+use crate::error::{Error, Result};
+use crate::limits::MAX_SQL_NESTING;
+use crate::source::{ByteSpan, SourceFile};
+use sqlparser::ast::ObjectName;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+/// Parses every raw statement, grouping statement sets.
+pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Vec<Statement>> {
+    let mut out = Vec::new();
+    let mut open_set: Option<(ByteSpan, Vec<Statement>)> = None;
+    for raw in raws {
+        let words = raw.leading_words(4);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let raw = match words.as_slice() {
+            ["BEGIN", "STATEMENT", "SET", ..] => {
+                if open_set.is_some() {
+                    return Err(Error::sql(file, raw.span, "a statement set is already open"));
+                }
+                open_set = Some((raw.span, Vec::new()));
+                let rest = raw.skip_words(file, 3);
+                if rest.tokens.is_empty() {
+                    continue;
+                }
+                rest
+            }
+            ["EXECUTE", "STATEMENT", "SET", "BEGIN"] => {
+                if open_set.is_some() {
+                    return Err(Error::sql(file, raw.span, "a statement set is already open"));
+                }
+                open_set = Some((raw.span, Vec::new()));
+                let rest = raw.skip_words(file, 4);
+                if rest.tokens.is_empty() {
+                    continue;
+                }
+                rest
+            }
+            ["END"] => {
+                let Some((start, statements)) = open_set.take() else {
+                    return Err(Error::sql(file, raw.span, "END without BEGIN STATEMENT SET"));
+                };
+                out.push(Statement {
+                    kind: StatementKind::StatementSet(statements),
+                    span: start.union(raw.span),
+                });
+                continue;
+            }
+            _ => raw,
+        };
+        let statement = parse_statement(file, &raw)?;
+        match &mut open_set {
+            Some((_, inner)) => {
+                if !matches!(statement.kind, StatementKind::Insert(_)) {
+                    return Err(Error::located(
+                        "sql",
+                        file,
+                        statement.span,
+                        "a statement set may only contain INSERT statements",
+                        "not an INSERT",
+                        None,
+                    ));
+                }
+                inner.push(statement)
+            }
+            None => out.push(statement),
+        }
+    }
+    if let Some((start, _)) = open_set {
+        return Err(Error::located(
+            "sql",
+            file,
+            start,
+            "this statement set is never closed",
+            "opened here",
+            Some("end it with `END;`".into()),
+        ));
+    }
+    Ok(out)
+}
+
+/// A sqlparser parser over one statement's tokens.
+pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'a> {
+    let mut tokens: Vec<TokenWithSpan> = raw.tokens.clone();
+    let end = tokens.last().map(|t| t.span.end).unwrap_or(sqlparser::tokenizer::Location { line: 0, column: 0 });
+    tokens.push(TokenWithSpan::at(Token::EOF, end, end));
+    Parser::new(dialect)
+        .with_recursion_limit(MAX_SQL_NESTING)
+        .with_tokens_with_locations(tokens)
+}
+
+/// Converts a sqlparser error into a diagnostic at the position it names (or the statement).
+pub fn parser_error(file: &SourceFile, raw: &RawStatement, error: ParserError) -> Error {
+    let (message, span) = match &error {
+        ParserError::RecursionLimitExceeded => (
+            format!("the SQL is nested too deeply (more than {MAX_SQL_NESTING} levels)"),
+            raw.span,
+        ),
+        ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
+            let span = position_in_message(file, m).unwrap_or(raw.span);
+            (strip_position(m), span)
+        }
+    };
+    Error::located("sql", file, span, format!("cannot parse the SQL: {message}"), "here", None)
+}
+
+fn position_in_message(file: &SourceFile, message: &str) -> Option<ByteSpan> {
+    let at = message.rfind(" at Line: ")?;
+    let rest = &message[at + " at Line: ".len()..];
+    let (line, rest) = rest.split_once(", Column: ")?;
+    let column: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let offset = file.offset_of(line.trim().parse().ok()?, column.parse().ok()?);
+    let end = file.text[offset..]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map(|(i, _)| offset + i.max(1))
+        .unwrap_or(file.text.len());
+    Some(ByteSpan::new(offset, end))
+}
+
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at Line: ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
+    use sqlparser::ast::Spanned;
+    Name {
+        parts: object
+            .0
+            .iter()
+            .map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string()))
+            .collect(),
+        span: file.span_of(object.span()),
+    }
+}
+
+fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
+    let words = raw.leading_words(5);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let dialect = FlinkDialect;
+    let mut parser = parser_for(&dialect, raw);
+    let fail = |e: ParserError| parser_error(file, raw, e);
+    let kind = match words.as_slice() {
+        ["SET", ..] => parse_set(file, raw)?,
+        ["RESET", ..] => StatementKind::Reset {
+            key: raw
+                .tokens
+                .iter()
+                .find_map(|t| match &t.token {
+                    Token::SingleQuotedString(s) => Some(s.clone()),
+                    _ => None,
+                }),
+        },
+        ["CREATE", rest @ ..] => {
+            let rest: Vec<&str> = rest
+                .iter()
+                .copied()
+                .filter(|w| !matches!(*w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE"))
+                .collect();
+            match rest.first() {
+                Some(&"TABLE") => StatementKind::CreateTable(ddl::parse_create_table(file, raw)?),
+                Some(&"VIEW") => StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?),
+                Some(&"FUNCTION") => {
+                    StatementKind::CreateFunction(parse_create_function(file, &mut parser).map_err(fail)?)
+                }
+                _ => StatementKind::Other { words: words.join(" ") },
+            }
+        }
+        ["INSERT", ..] | ["EXECUTE", "INSERT", ..] => {
+            if words[0] == "EXECUTE" {
+                parser.next_token();
+            }
+            StatementKind::Insert(parse_insert(file, &mut parser).map_err(fail)?)
+        }
+        ["SELECT", ..] | ["WITH", ..] | ["VALUES", ..] | ["(", ..] => {
+            let query = parser.parse_query().map_err(fail)?;
+            expect_end(&mut parser).map_err(fail)?;
+            StatementKind::Query(query)
+        }
+        _ => StatementKind::Other { words: words.join(" ") },
+    };
+    Ok(Statement { kind, span: raw.span })
+}
+
+fn expect_end(parser: &mut Parser) -> Result<(), ParserError> {
+    let next = parser.peek_token();
+    if next.token == Token::EOF {
+        Ok(())
+    } else {
+        Err(ParserError::ParserError(format!(
+            "Expected: end of statement, found: {} at Line: {}, Column: {}",
+            next.token, next.span.start.line, next.span.start.column
+        )))
+    }
+}
+
+fn skip_create_prefix(parser: &mut Parser) {
+    let _ = parser.parse_keyword(Keyword::CREATE);
+    let _ = parser.parse_keywords(&[Keyword::OR, Keyword::REPLACE]);
+    let _ = parser.parse_keyword(Keyword::TEMPORARY);
+    let _ = parser.parse_keyword(Keyword::SYSTEM);
+}
+
+fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, ParserError> {
+    let temporary = parser.peek_nth_token(1).token.to_string().eq_ignore_ascii_case("TEMPORARY");
+    skip_create_prefix(parser);
+    parser.expect_keyword(Keyword::VIEW)?;
+    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = name_of(file, &parser.parse_object_name(false)?);
+    let mut columns = Vec::new();
+    if parser.consume_token(&Token::LParen) {
+        loop {
+            columns.push(parser.parse_identifier()?.value);
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    if parser.parse_keyword(Keyword::COMMENT) {
+        parser.parse_literal_string()?;
+    }
+    parser.expect_keyword(Keyword::AS)?;
+    let query = parser.parse_query()?;
+    expect_end(parser)?;
+    Ok(ViewDef { name, temporary, columns, query })
+}
+
+fn parse_create_function(file: &SourceFile, parser: &mut Parser) -> Result<FunctionDef, ParserError> {
+    let temporary = parser.peek_nth_token(1).token.to_string().eq_ignore_ascii_case("TEMPORARY");
+    skip_create_prefix(parser);
+    parser.expect_keyword(Keyword::FUNCTION)?;
+    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = name_of(file, &parser.parse_object_name(false)?);
+    parser.expect_keyword(Keyword::AS)?;
+    let class = parser.parse_literal_string()?;
+    let mut language = Language::Java;
+    if parser.parse_keyword(Keyword::LANGUAGE) {
+        let word = parser.parse_identifier()?.value.to_uppercase();
+        language = match word.as_str() {
+            "JAVA" => Language::Java,
+            "SCALA" => Language::Scala,
+            "PYTHON" => Language::Python,
+            other => {
+                return Err(ParserError::ParserError(format!(
+                    "Expected: JAVA, SCALA or PYTHON, found: {other}"
+                )))
+            }
+        };
+    }
+    // `USING JAR '...'` clauses do not change the function's identity for state purposes.
+    Ok(FunctionDef { name, class, language, temporary })
+}
+
+fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, ParserError> {
+    parser.expect_keyword(Keyword::INSERT)?;
+    let overwrite = match parser.parse_one_of_keywords(&[Keyword::INTO, Keyword::OVERWRITE]) {
+        Some(Keyword::OVERWRITE) => true,
+        Some(_) => false,
+        None => return parser.expected("INTO or OVERWRITE", parser.peek_token()),
+    };
+    let sink = name_of(file, &parser.parse_object_name(false)?);
+    if parser.parse_keyword(Keyword::PARTITION) {
+        parser.expect_token(&Token::LParen)?;
+        parser.parse_comma_separated(|p| p.parse_expr())?;
+        parser.expect_token(&Token::RParen)?;
+    }
+    let mut columns = Vec::new();
+    let is_column_list = parser.peek_token().token == Token::LParen
+        && !matches!(&parser.peek_nth_token(1).token, Token::Word(w) if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES));
+    if is_column_list {
+        parser.expect_token(&Token::LParen)?;
+        loop {
+            columns.push(parser.parse_identifier()?.value);
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    let query = parser.parse_query()?;
+    expect_end(parser)?;
+    Ok(Insert { sink, columns, overwrite, query })
+}
+
+fn parse_set(file: &SourceFile, raw: &RawStatement) -> Result<StatementKind> {
+    let significant: Vec<&TokenWithSpan> = raw
+        .tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .skip(1)
+        .collect();
+    if significant.is_empty() {
+        return Ok(StatementKind::Other { words: "SET".into() });
+    }
+    let eq = significant.iter().position(|t| t.token == Token::Eq);
+    let Some(eq) = eq else {
+        return Err(Error::located(
+            "sql",
+            file,
+            raw.span,
+            "a SET statement needs `'key' = 'value'`",
+            "no `=` here",
+            None,
+        ));
+    };
+    let text_of = |tokens: &[&TokenWithSpan]| -> String {
+        match tokens {
+            [one] => match &one.token {
+                Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => s.clone(),
+                Token::Word(w) => w.value.clone(),
+                other => other.to_string(),
+            },
+            many => many
+                .iter()
+                .map(|t| match &t.token {
+                    Token::Word(w) => w.value.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+        }
+    };
+    let key_tokens = &significant[..eq];
+    let value_tokens = &significant[eq + 1..];
+    if key_tokens.is_empty() {
+        return Err(Error::sql(file, raw.span, "a SET statement needs a key before `=`"));
+    }
+    let key_span = file
+        .span_of(key_tokens[0].span)
+        .union(file.span_of(key_tokens[key_tokens.len() - 1].span));
+    Ok(StatementKind::Set(Setting {
+        key: text_of(key_tokens).trim().to_string(),
+        value: text_of(value_tokens).trim().to_string(),
+        key_span,
+    }))
+}

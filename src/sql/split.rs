@@ -1,0 +1,127 @@
+//! Tokenizes a whole script once and cuts it into statements at top-level semicolons.
+
+use super::dialect::FlinkDialect;
+use crate::error::{Error, Result};
+use crate::limits::MAX_STATEMENTS;
+use crate::source::{ByteSpan, SourceFile};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+
+/// The tokens of one statement (no trailing semicolon, no leading whitespace).
+#[derive(Debug, Clone)]
+pub struct RawStatement {
+    pub tokens: Vec<TokenWithSpan>,
+    pub span: ByteSpan,
+}
+
+impl RawStatement {
+    /// The first `n` words, uppercased, skipping whitespace and comments.
+    pub fn leading_words(&self, n: usize) -> Vec<String> {
+        self.tokens
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .take(n)
+            .map(|t| match &t.token {
+                Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+                other => other.to_string(),
+            })
+            .collect()
+    }
+
+    /// Drops the first `n` significant tokens (and the whitespace around them).
+    pub fn skip_words(&self, file: &SourceFile, n: usize) -> RawStatement {
+        let mut seen = 0;
+        let mut index = 0;
+        for (i, t) in self.tokens.iter().enumerate() {
+            if matches!(t.token, Token::Whitespace(_)) {
+                continue;
+            }
+            if seen == n {
+                index = i;
+                break;
+            }
+            seen += 1;
+            index = i + 1;
+        }
+        trimmed(file, self.tokens[index.min(self.tokens.len())..].to_vec())
+    }
+}
+
+fn is_blank(token: &Token) -> bool {
+    matches!(token, Token::Whitespace(_) | Token::EOF)
+}
+
+fn trimmed(file: &SourceFile, tokens: Vec<TokenWithSpan>) -> RawStatement {
+    let first = tokens.iter().position(|t| !is_blank(&t.token));
+    let last = tokens.iter().rposition(|t| !is_blank(&t.token));
+    let (tokens, span) = match (first, last) {
+        (Some(f), Some(l)) => {
+            let span = file
+                .span_of(tokens[f].span)
+                .union(file.span_of(tokens[l].span));
+            (tokens[f..=l].to_vec(), span)
+        }
+        _ => (Vec::new(), ByteSpan::default()),
+    };
+    RawStatement { tokens, span }
+}
+
+pub fn tokenize(file: &SourceFile) -> Result<Vec<TokenWithSpan>> {
+    let dialect = FlinkDialect;
+    Tokenizer::new(&dialect, &file.text)
+        .tokenize_with_location()
+        .map_err(|e| {
+            let offset = file.offset_of(e.location.line, e.location.column);
+            Error::sql(
+                file,
+                ByteSpan::new(offset, offset + 1),
+                format!("cannot read the SQL: {}", e.message),
+            )
+        })
+}
+
+/// Cuts the script into statements; comments-only pieces are dropped.
+pub fn split(file: &SourceFile) -> Result<Vec<RawStatement>> {
+    let tokens = tokenize(file)?;
+    let mut statements = Vec::new();
+    let mut current = Vec::new();
+    for token in tokens {
+        if token.token == Token::SemiColon {
+            push(file, &mut statements, std::mem::take(&mut current))?;
+        } else {
+            current.push(token);
+        }
+    }
+    push(file, &mut statements, current)?;
+    Ok(statements)
+}
+
+fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpan>) -> Result<()> {
+    let only_comments = tokens.iter().all(|t| {
+        matches!(
+            t.token,
+            Token::Whitespace(
+                Whitespace::Space
+                    | Whitespace::Newline
+                    | Whitespace::Tab
+                    | Whitespace::SingleLineComment { .. }
+                    | Whitespace::MultiLineComment(_)
+            ) | Token::EOF
+        )
+    });
+    if only_comments {
+        return Ok(());
+    }
+    if out.len() >= MAX_STATEMENTS {
+        let raw = trimmed(file, tokens);
+        return Err(Error::located(
+            "sql",
+            file,
+            raw.span,
+            format!("the script has more than {MAX_STATEMENTS} statements"),
+            "this statement is over the limit",
+            Some("split the deployment into smaller scripts".into()),
+        ));
+    }
+    out.push(trimmed(file, tokens));
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! The statements of a Flink SQL deployment script, as the tool models them.
+
+use crate::source::ByteSpan;
+use sqlparser::ast::{Expr, Query};
+
+#[derive(Debug, Clone)]
+pub struct Statement {
+    pub kind: StatementKind,
+    pub span: ByteSpan,
+}
+
+#[derive(Debug, Clone)]
+pub enum StatementKind {
+    CreateTable(TableDef),
+    CreateView(ViewDef),
+    CreateFunction(FunctionDef),
+    Set(Setting),
+    Reset { key: Option<String> },
+    Insert(Insert),
+    Query(Box<Query>),
+    /// `BEGIN STATEMENT SET; ... END;` or `EXECUTE STATEMENT SET BEGIN ... END;`
+    StatementSet(Vec<Statement>),
+    /// A statement the tool reads past without modelling it (DROP, USE, SHOW, ...).
+    Other { words: String },
+}
+
+/// A name as written, without quotes; identifiers are case-sensitive as in Flink.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Name {
+    pub parts: Vec<String>,
+    pub span: ByteSpan,
+}
+
+impl Name {
+    /// The object's own name (the last part of `catalog.db.name`).
+    pub fn last(&self) -> &str {
+        self.parts.last().map(String::as_str).unwrap_or("")
+    }
+    pub fn dotted(&self) -> String {
+        self.parts.join(".")
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TableDef {
+    pub name: Name,
+    pub temporary: bool,
+    pub columns: Vec<ColumnDef>,
+    pub watermark: Option<WatermarkDef>,
+    pub primary_key: Option<Vec<String>>,
+    pub partitioned_by: Vec<String>,
+    pub options: Vec<(String, String)>,
+    pub like: Option<Name>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ColumnDef {
+    pub name: String,
+    pub kind: ColumnKind,
+    pub span: ByteSpan,
+}
+
+#[derive(Debug, Clone)]
+pub enum ColumnKind {
+    Physical { data_type: String },
+    Computed { expr: Expr },
+    Metadata { data_type: String, key: Option<String>, is_virtual: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct WatermarkDef {
+    pub column: String,
+    pub expr: Expr,
+    pub span: ByteSpan,
+}
+
+#[derive(Debug, Clone)]
+pub struct ViewDef {
+    pub name: Name,
+    pub temporary: bool,
+    pub columns: Vec<String>,
+    pub query: Box<Query>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Java,
+    Scala,
+    Python,
+}
+
+#[derive(Debug, Clone)]
+pub struct FunctionDef {
+    pub name: Name,
+    pub class: String,
+    pub language: Language,
+    pub temporary: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub key: String,
+    pub value: String,
+    pub key_span: ByteSpan,
+}
+
+#[derive(Debug, Clone)]
+pub struct Insert {
+    pub sink: Name,
+    pub columns: Vec<String>,
+    pub overwrite: bool,
+    pub query: Box<Query>,
+}
