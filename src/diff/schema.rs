@@ -152,3 +152,15 @@ fn relation_type(item: &FactType) -> FactType {
         ("reordered", FactType::Bool),
     ])
 }
+
+/// Facts that are views of one another share a group: a rule that reads one of them explains a
+/// change in the others (e.g. `plain_aggregates` is a view of `aggregates`).
+pub fn coverage_group(key: &str) -> &str {
+    match key {
+        "aggregates" | "plain_aggregates" | "distinct_aggregates" | "python_udafs" | "undeclared_aggregates" | "udafs" => "aggregates",
+        "keys" | "window_key_position" => "keys",
+        // A deduplication's input schema is its value fields, partition keys and order key.
+        "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep" | "mode" => "row",
+        other => other,
+    }
+}

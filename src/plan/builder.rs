@@ -147,6 +147,7 @@ impl<'a> Builder<'a> {
         let span = self.span(select);
         let mut input = self.from(&select.from, span)?;
         if let Some(pending) = input.rank.take() {
+            // The rank filter and the rest of WHERE are consumed here.
             input = rank::build(self, select, input, pending)?;
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;

@@ -169,9 +169,10 @@ impl<'a> Converter<'a> {
                 }
                 CExpr::Call { name: if *negated { "NOT IN" } else { "IN" }.into(), args }
             }
-            Expr::Like { negated, expr: e, pattern, .. } => CExpr::Call {
-                name: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
-                args: vec![self.expr(rel, e)?, self.expr(rel, pattern)?],
+            Expr::Like { negated, expr: e, pattern, .. } => CExpr::Binary {
+                op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
+                left: Box::new(self.expr(rel, e)?),
+                right: Box::new(self.expr(rel, pattern)?),
             },
             Expr::Substring { expr: e, substring_from, substring_for, .. } => {
                 let mut args = vec![self.expr(rel, e)?];
@@ -334,6 +335,12 @@ impl<'a> Converter<'a> {
         if let Some(filter) = &filter {
             canonical.push_str(&format!(" FILTER (WHERE {})", filter.canonical()));
             display.push_str(&format!(" FILTER (WHERE {})", filter.display(self.qualify_display)));
+        }
+        if is_aggregate && origin == FunctionOrigin::Undeclared {
+            self.notes.warn(
+                format!("function `{}` is neither built in nor declared with CREATE FUNCTION; it is taken as an aggregate function of unknown state", function.name),
+                Some(span),
+            );
         }
         if is_aggregate {
             let call = AggCall { canonical: canonical.clone(), display, name: name.clone(), distinct, origin, span, args };

@@ -2,7 +2,6 @@
 //! query: a deduplication when it keeps the first row by a time attribute, else a Top-N.
 
 use super::builder::{columns_text, referenced_columns, Builder};
-use super::convert::literal;
 use super::expr::CExpr;
 use super::scope::{looks_like_time, Column, PendingRank, Relation};
 use super::{Operator, OperatorKind};
@@ -97,12 +96,18 @@ fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> 
         Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
         Expr::CompoundIdentifier(p) if p.len() >= 2 => input.resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value).into_column(),
         _ => None,
-    }?;
-    if column.time.is_some() {
-        return column.time;
+    };
+    if let Some(time) = column.and_then(|c| c.time) {
+        return Some(time);
     }
     let (table, name) = value.as_column()?;
-    if b.catalog.tables.contains_key(table) || !looks_like_time(name) {
+    if let Some(declared) = b.catalog.tables.get(table) {
+        return declared.time_kind(name);
+    }
+    if name.eq_ignore_ascii_case("proctime") {
+        return Some(TimeKind::Proctime);
+    }
+    if !looks_like_time(name) {
         return None;
     }
     b.notes.assume(format!("`{name}` of `{table}` (no DDL) is taken as an event-time (rowtime) attribute"), Some(b.span(expr)));
@@ -208,7 +213,7 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
         }
     }
     op.fact_spans.insert("fingerprint".into(), op.span);
-    let mut output = b.project(select, &input)?;
+    let output = b.project(select, &input)?;
     let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
     if op.kind == OperatorKind::Deduplicate {
         op.set("outputs", json!(outputs));
@@ -221,14 +226,8 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
         }
     }
     b.operators.push(op);
-    output.filters = input.filters.clone();
-    let _ = literal;
-    Ok(strip_rank_column(output, &pending.column))
-}
-
-fn strip_rank_column(mut relation: Relation, _column: &str) -> Relation {
-    relation.rank = None;
-    relation
+    input.rank = None;
+    Ok(input)
 }
 
 pub fn rank_column(function: &sqlparser::ast::Function) -> bool {

@@ -59,10 +59,17 @@ fn differing(facts: &Value) -> Vec<String> {
     keys
 }
 
+/// Whether a fired rule that read `paths` explains a change of the fact `key`.
 fn explains(paths: &[String], key: &str) -> bool {
+    let group = crate::diff::schema::coverage_group(key);
     paths.iter().any(|p| {
-        let p = p.as_str();
-        p == key || p.starts_with(&format!("{key}.")) || ["old", "new"].iter().any(|side| p == format!("{side}.{key}") || p.starts_with(&format!("{side}.{key}.")))
+        let parts: Vec<&str> = p.split('.').collect();
+        let read = match parts.as_slice() {
+            ["old" | "new", k, ..] => *k,
+            [k, ..] => *k,
+            [] => return false,
+        };
+        crate::diff::schema::coverage_group(read) == group
     })
 }
 
