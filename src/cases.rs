@@ -76,7 +76,11 @@ fn sorted(mut items: Vec<String>) -> Vec<String> {
 /// Runs one case; an error reading the case file itself is an `Err`.
 pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     let case = load(file)?;
-    let overrides: Vec<(String, String)> = case.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let overrides: Vec<(String, String)> = case
+        .set
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let old = SourceFile::new(format!("{}#old", file.name), case.old.clone());
     let new = SourceFile::new(format!("{}#new", file.name), case.new.clone());
     let mut problems = Vec::new();
@@ -84,19 +88,39 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
         Ok(report) => report,
         Err(e) => {
             problems.push(format!("the check failed: {e}"));
-            return Ok(Outcome { name: file.name.clone(), problems, report: None });
+            return Ok(Outcome {
+                name: file.name.clone(),
+                problems,
+                report: None,
+            });
         }
     };
     if report.verdict.name() != case.expect.verdict {
-        problems.push(format!("verdict: expected {}, got {}", case.expect.verdict, report.verdict));
+        problems.push(format!(
+            "verdict: expected {}, got {}",
+            case.expect.verdict, report.verdict
+        ));
     }
-    let fired = sorted(report.findings().map(|f| f.rule.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect());
+    let fired = sorted(
+        report
+            .findings()
+            .map(|f| f.rule.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+    );
     let expected = sorted(case.expect.findings.clone());
     if fired != expected {
         let missing: Vec<&String> = expected.iter().filter(|e| !fired.contains(e)).collect();
         let extra: Vec<&String> = fired.iter().filter(|f| !expected.contains(f)).collect();
-        let details: Vec<String> = report.findings().filter(|f| extra.contains(&&f.rule)).map(|f| format!("{}: {}", f.rule, f.message)).collect();
-        problems.push(format!("findings: missing {missing:?}, unexpected {extra:?} {details:?}"));
+        let details: Vec<String> = report
+            .findings()
+            .filter(|f| extra.contains(&&f.rule))
+            .map(|f| format!("{}: {}", f.rule, f.message))
+            .collect();
+        problems.push(format!(
+            "findings: missing {missing:?}, unexpected {extra:?} {details:?}"
+        ));
     }
     if let Some(state) = &case.expect.state {
         let mut reused = Vec::new();
@@ -107,19 +131,31 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
             starts_empty.extend(op.state.starts_empty.iter().cloned());
             discarded.extend(op.state.discarded.iter().cloned());
         }
-        for (label, got, want) in [("reused", reused, &state.reused), ("starts_empty", starts_empty, &state.starts_empty), ("discarded", discarded, &state.discarded)] {
+        for (label, got, want) in [
+            ("reused", reused, &state.reused),
+            ("starts_empty", starts_empty, &state.starts_empty),
+            ("discarded", discarded, &state.discarded),
+        ] {
             if sorted(got.clone()) != sorted(want.clone()) {
                 problems.push(format!("state {label}: expected {want:?}, got {got:?}"));
             }
         }
     }
     for wanted in &case.expect.warnings {
-        if !report.notes.iter().any(|n| n.message.contains(wanted.as_str())) {
+        if !report
+            .notes
+            .iter()
+            .any(|n| n.message.contains(wanted.as_str()))
+        {
             let notes: Vec<&str> = report.notes.iter().map(|n| n.message.as_str()).collect();
             problems.push(format!("no warning contains {wanted:?}; notes: {notes:?}"));
         }
     }
-    Ok(Outcome { name: file.name.clone(), problems, report: Some(report) })
+    Ok(Outcome {
+        name: file.name.clone(),
+        problems,
+        report: Some(report),
+    })
 }
 
 /// Every case file under the given paths (files or directories, recursively), sorted.
@@ -129,7 +165,10 @@ pub fn collect(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> 
         if path.is_dir() {
             let mut stack = vec![path.clone()];
             while let Some(dir) = stack.pop() {
-                let entries = std::fs::read_dir(&dir).map_err(|e| crate::error::Error::Io { path: dir.display().to_string(), reason: e.to_string() })?;
+                let entries = std::fs::read_dir(&dir).map_err(|e| crate::error::Error::Io {
+                    path: dir.display().to_string(),
+                    reason: e.to_string(),
+                })?;
                 for entry in entries.flatten() {
                     let p = entry.path();
                     if p.is_dir() {

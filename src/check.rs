@@ -19,11 +19,20 @@ pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<P
         .stack_size(PARSER_STACK_BYTES)
         .spawn(move || parse_script(file).and_then(|script| build_plan(script, &overrides)))
         .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
-    handle.join().unwrap_or_else(|_| Err(Error::Usage("internal error while planning the script".into())))
+    handle.join().unwrap_or_else(|_| {
+        Err(Error::Usage(
+            "internal error while planning the script".into(),
+        ))
+    })
 }
 
 /// Checks whether `new` can restore from the state of `old`.
-pub fn check(old: SourceFile, new: SourceFile, overrides: &[(String, String)], rules: &RuleSet) -> Result<Report> {
+pub fn check(
+    old: SourceFile,
+    new: SourceFile,
+    overrides: &[(String, String)],
+    rules: &RuleSet,
+) -> Result<Report> {
     let old_plan = plan_script(old, overrides)?;
     let new_plan = plan_script(new, overrides)?;
     Ok(compare(&old_plan, &new_plan, rules))
@@ -31,8 +40,15 @@ pub fn check(old: SourceFile, new: SourceFile, overrides: &[(String, String)], r
 
 pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     let pairs = crate::diff::match_queries(old_plan, new_plan);
-    let queries: Vec<_> = pairs.iter().map(|p| engine::evaluate_query(rules, p, old_plan, new_plan)).collect();
-    let verdict = queries.iter().map(|q| q.verdict).max().unwrap_or(Verdict::FullyCompatible);
+    let queries: Vec<_> = pairs
+        .iter()
+        .map(|p| engine::evaluate_query(rules, p, old_plan, new_plan))
+        .collect();
+    let verdict = queries
+        .iter()
+        .map(|q| q.verdict)
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
     let mut notes = Vec::new();
     notes_of("old", old_plan, &old_plan.notes, &mut notes);
     notes_of("new", new_plan, &new_plan.notes, &mut notes);

@@ -100,7 +100,9 @@ pub enum RulesAction {
 }
 
 fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
-    let (key, value) = text.split_once('=').ok_or_else(|| format!("`{text}` is not KEY=VALUE"))?;
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not KEY=VALUE"))?;
     let key = key.trim().trim_matches('\'');
     if key.is_empty() {
         return Err(format!("`{text}` has an empty key"));
@@ -108,13 +110,25 @@ fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
     Ok((key.to_string(), value.trim().trim_matches('\'').to_string()))
 }
 
-fn source(path: &PathBuf) -> Result<SourceFile> {
-    Ok(SourceFile::new(path.display().to_string(), read_text(path)?))
+fn source(path: &std::path::Path) -> Result<SourceFile> {
+    Ok(SourceFile::new(
+        path.display().to_string(),
+        read_text(path)?,
+    ))
 }
 
 /// Runs the command; returns the exit status.
 pub fn run(cli: Cli) -> i32 {
-    let json_errors = matches!(&cli.command, Command::Check { format: Format::Json, .. } | Command::Plan { format: Format::Json, .. });
+    let json_errors = matches!(
+        &cli.command,
+        Command::Check {
+            format: Format::Json,
+            ..
+        } | Command::Plan {
+            format: Format::Json,
+            ..
+        }
+    );
     match execute(cli) {
         Ok(code) => code,
         Err(error) => {
@@ -130,9 +144,18 @@ pub fn run(cli: Cli) -> i32 {
 
 fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Check { old, new, format, rules, set, fail_on } => {
+        Command::Check {
+            old,
+            new,
+            format,
+            rules,
+            set,
+            fail_on,
+        } => {
             if old.as_os_str() == "-" && new.as_os_str() == "-" {
-                return Err(Error::Usage("only one of OLD and NEW can be `-` (standard input)".into()));
+                return Err(Error::Usage(
+                    "only one of OLD and NEW can be `-` (standard input)".into(),
+                ));
             }
             let rules = RuleSet::load(&rules)?;
             let report = check(source(&old)?, source(&new)?, &set, &rules)?;
@@ -175,11 +198,21 @@ fn execute(cli: Cli) -> Result<i32> {
             match action.unwrap_or(RulesAction::List) {
                 RulesAction::List => {
                     for rule in &set.rules {
-                        println!("{:<40} {:<24} {:<22} {}", rule.id, rule.operator, rule.change, rule.verdict_text());
+                        println!(
+                            "{:<40} {:<24} {:<22} {}",
+                            rule.id,
+                            rule.operator,
+                            rule.change,
+                            rule.verdict_text()
+                        );
                     }
                 }
                 RulesAction::Show { id } => {
-                    let rule = set.get(&id).ok_or_else(|| Error::Usage(format!("no rule with id `{id}` (see `flink-compat rules list`)")))?;
+                    let rule = set.get(&id).ok_or_else(|| {
+                        Error::Usage(format!(
+                            "no rule with id `{id}` (see `flink-compat rules list`)"
+                        ))
+                    })?;
                     println!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
                         println!("  rationale: {r}");
@@ -191,7 +224,13 @@ fn execute(cli: Cli) -> Result<i32> {
                         println!("  derived:  {d}");
                     }
                     if let Some(e) = &rule.example {
-                        println!("  example:\n{}", e.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"));
+                        println!(
+                            "  example:\n{}",
+                            e.lines()
+                                .map(|l| format!("    {l}"))
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        );
                     }
                     println!("  file:     {}", rule.file);
                 }
@@ -212,10 +251,18 @@ fn execute(cli: Cli) -> Result<i32> {
                     })
                 })
                 .collect();
-            let notes: Vec<&str> = plan.notes.items.iter().map(|n| n.message.as_str()).collect();
+            let notes: Vec<&str> = plan
+                .notes
+                .items
+                .iter()
+                .map(|n| n.message.as_str())
+                .collect();
             let value = serde_json::json!({"queries": queries, "notes": notes});
             match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default()),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&value).unwrap_or_default()
+                ),
                 Format::Human => {
                     for q in &plan.queries {
                         println!("query {} (sources: {})", q.name, q.sources.join(", "));

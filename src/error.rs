@@ -65,7 +65,10 @@ impl Error {
         label: impl Into<String>,
         help: Option<String>,
     ) -> Error {
-        let span = ByteSpan::new(span.start.min(file.text.len()), span.end.min(file.text.len()));
+        let span = ByteSpan::new(
+            span.start.min(file.text.len()),
+            span.end.min(file.text.len()),
+        );
         let pos = file.line_col(span.start);
         Error::Located(Box::new(LocatedError {
             message: message.into(),

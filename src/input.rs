@@ -8,13 +8,23 @@ use std::path::Path;
 /// Reads a text file (or standard input for `-`), at most the script size limit.
 pub fn read_text(path: &Path) -> Result<String> {
     let shown = path.display().to_string();
-    let io = |e: std::io::Error| Error::Io { path: shown.clone(), reason: e.to_string() };
+    let io = |e: std::io::Error| Error::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    };
     let mut bytes = Vec::new();
     let limit = (MAX_SCRIPT_BYTES + 1) as u64;
     if shown == "-" {
-        std::io::stdin().take(limit).read_to_end(&mut bytes).map_err(io)?;
+        std::io::stdin()
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
     } else {
-        std::fs::File::open(path).map_err(io)?.take(limit).read_to_end(&mut bytes).map_err(io)?;
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
     }
     if bytes.len() > MAX_SCRIPT_BYTES {
         return Err(Error::Limit {
@@ -23,10 +33,16 @@ pub fn read_text(path: &Path) -> Result<String> {
         });
     }
     if bytes.contains(&0) {
-        return Err(Error::Io { path: shown, reason: "it is a binary file (it contains NUL bytes), not SQL text".into() });
+        return Err(Error::Io {
+            path: shown,
+            reason: "it is a binary file (it contains NUL bytes), not SQL text".into(),
+        });
     }
     String::from_utf8(bytes).map_err(|e| Error::Io {
         path: shown,
-        reason: format!("it is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        reason: format!(
+            "it is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
     })
 }

@@ -34,8 +34,16 @@ impl Notes {
     }
 
     fn push(&mut self, kind: NoteKind, message: String, span: Option<ByteSpan>) {
-        if !self.items.iter().any(|n| n.kind == kind && n.message == message) {
-            self.items.push(Note { kind, message, span });
+        if !self
+            .items
+            .iter()
+            .any(|n| n.kind == kind && n.message == message)
+        {
+            self.items.push(Note {
+                kind,
+                message,
+                span,
+            });
         }
     }
 }

@@ -14,7 +14,12 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 4] = [Verdict::FullyCompatible, Verdict::PartiallyCompatible, Verdict::Unknown, Verdict::Incompatible];
+    pub const ALL: [Verdict; 4] = [
+        Verdict::FullyCompatible,
+        Verdict::PartiallyCompatible,
+        Verdict::Unknown,
+        Verdict::Incompatible,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -22,9 +22,18 @@ pub const KNOWN_KEYS: &[(&str, Option<&str>)] = &[
     ("table.exec.emit.late-fire.enabled", Some("false")),
     ("table.exec.emit.late-fire.delay", None),
     ("table.exec.emit.allow-lateness", None),
-    ("table.optimizer.state-compatibility.ignore-filter", Some("false")),
-    ("table.optimizer.state-compatibility.ignore-sink", Some("true")),
-    ("table.optimizer.non-deterministic-update.strategy", Some("IGNORE")),
+    (
+        "table.optimizer.state-compatibility.ignore-filter",
+        Some("false"),
+    ),
+    (
+        "table.optimizer.state-compatibility.ignore-sink",
+        Some("true"),
+    ),
+    (
+        "table.optimizer.non-deterministic-update.strategy",
+        Some("IGNORE"),
+    ),
     ("table.optimizer.distinct-agg.split.enabled", Some("false")),
     ("table.optimizer.distinct-agg.split.bucket-num", None),
     ("table.optimizer.agg-phase-strategy", Some("AUTO")),
@@ -41,8 +50,14 @@ pub const KNOWN_KEYS: &[(&str, Option<&str>)] = &[
     ("table.exec.resource.default-parallelism", None),
     ("table.local-time-zone", None),
     ("table.dynamic-table-options.enabled", None),
-    ("table.exec.deduplicate.insert-update-after-sensitive-enabled", None),
-    ("table.exec.deduplicate.mini-batch.compact-changes-enabled", None),
+    (
+        "table.exec.deduplicate.insert-update-after-sensitive-enabled",
+        None,
+    ),
+    (
+        "table.exec.deduplicate.mini-batch.compact-changes-enabled",
+        None,
+    ),
     ("table.optimizer.reuse-sub-plan-enabled", None),
     ("table.optimizer.reuse-source-enabled", None),
     ("engine.version", None),
@@ -55,7 +70,8 @@ pub const KNOWN_KEYS: &[(&str, Option<&str>)] = &[
 
 impl Config {
     pub fn set(&mut self, key: &str, value: &str, origin: Origin) {
-        self.values.insert(key.to_string(), (value.to_string(), origin));
+        self.values
+            .insert(key.to_string(), (value.to_string(), origin));
     }
 
     pub fn reset(&mut self, key: Option<&str>) {
@@ -69,14 +85,17 @@ impl Config {
 
     /// The value in force, or the known default.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.values
-            .get(key)
-            .map(|(v, _)| v.as_str())
-            .or_else(|| KNOWN_KEYS.iter().find(|(k, _)| *k == key).and_then(|(_, d)| *d))
+        self.values.get(key).map(|(v, _)| v.as_str()).or_else(|| {
+            KNOWN_KEYS
+                .iter()
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, d)| *d)
+        })
     }
 
     pub fn is_true(&self, key: &str) -> bool {
-        self.get(key).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        self.get(key)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     }
 
     pub fn origin(&self, key: &str) -> Option<&Origin> {
@@ -84,7 +103,9 @@ impl Config {
     }
 
     pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.values.iter().map(|(k, (v, _))| (k.as_str(), v.as_str()))
+        self.values
+            .iter()
+            .map(|(k, (v, _))| (k.as_str(), v.as_str()))
     }
 }
 
@@ -109,7 +130,11 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let current = row[j + 1];
-            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
+            row[j + 1] = if ca == *cb {
+                previous
+            } else {
+                1 + previous.min(row[j]).min(row[j + 1])
+            };
             previous = current;
         }
     }
@@ -125,14 +150,25 @@ mod tests {
         let mut config = Config::default();
         assert!(!config.is_true("table.optimizer.state-compatibility.ignore-filter"));
         assert!(config.is_true("table.optimizer.state-compatibility.ignore-sink"));
-        config.set("table.exec.emit.early-fire.enabled", "true", Origin::CommandLine);
-        config.set("table.exec.emit.early-fire.enabled", "false", Origin::CommandLine);
+        config.set(
+            "table.exec.emit.early-fire.enabled",
+            "true",
+            Origin::CommandLine,
+        );
+        config.set(
+            "table.exec.emit.early-fire.enabled",
+            "false",
+            Origin::CommandLine,
+        );
         assert!(!config.is_true("table.exec.emit.early-fire.enabled"));
     }
 
     #[test]
     fn typos_of_known_keys_are_recognized() {
-        assert_eq!(likely_typo("able.exec.emit.late-fire.delay"), Some("table.exec.emit.late-fire.delay"));
+        assert_eq!(
+            likely_typo("able.exec.emit.late-fire.delay"),
+            Some("table.exec.emit.late-fire.delay")
+        );
         assert_eq!(likely_typo("table.exec.emit.late-fire.delay"), None);
         assert_eq!(likely_typo("my.own.key"), None);
     }

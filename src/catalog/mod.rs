@@ -5,7 +5,9 @@ pub mod config;
 use crate::error::{Error, Result};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
-use crate::sql::{ColumnKind, FunctionDef, Language, Script, Statement, StatementKind, TableDef, ViewDef};
+use crate::sql::{
+    ColumnKind, FunctionDef, Language, Script, Statement, StatementKind, TableDef, ViewDef,
+};
 use config::{Config, Origin};
 use std::collections::BTreeMap;
 
@@ -38,13 +40,22 @@ impl Table {
 
     /// The time attribute kind of a column: WATERMARK FOR x makes x rowtime, PROCTIME() proctime.
     pub fn time_kind(&self, column: &str) -> Option<TimeKind> {
-        if self.def.watermark.as_ref().is_some_and(|w| w.column == column) {
+        if self
+            .def
+            .watermark
+            .as_ref()
+            .is_some_and(|w| w.column == column)
+        {
             return Some(TimeKind::Rowtime);
         }
-        self.def.columns.iter().find(|c| c.name == column).and_then(|c| match &c.kind {
-            ColumnKind::Computed { expr } if is_proctime_call(expr) => Some(TimeKind::Proctime),
-            _ => None,
-        })
+        self.def
+            .columns
+            .iter()
+            .find(|c| c.name == column)
+            .and_then(|c| match &c.kind {
+                ColumnKind::Computed { expr } if is_proctime_call(expr) => Some(TimeKind::Proctime),
+                _ => None,
+            })
     }
 
     pub fn connector(&self) -> Option<&str> {
@@ -52,7 +63,11 @@ impl Table {
     }
 
     pub fn option(&self, key: &str) -> Option<&str> {
-        self.def.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.def
+            .options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -116,13 +131,21 @@ pub fn build(script: &Script, overrides: &[(String, String)]) -> Result<Catalog>
     for (key, value) in overrides {
         catalog.config.set(key, value, Origin::CommandLine);
     }
-    for (key, _) in catalog.config.entries().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>() {
+    for (key, _) in catalog
+        .config
+        .entries()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect::<Vec<_>>()
+    {
         if let Some(known) = config::likely_typo(&key) {
             let span = match catalog.config.origin(&key) {
                 Some(Origin::Script(span)) => Some(*span),
                 _ => None,
             };
-            catalog.notes.warn(format!("unknown configuration key '{key}': did you mean '{known}'?"), span);
+            catalog.notes.warn(
+                format!("unknown configuration key '{key}': did you mean '{known}'?"),
+                span,
+            );
         }
     }
     Ok(catalog)
@@ -132,16 +155,35 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
     match &statement.kind {
         StatementKind::CreateTable(def) => {
             validate_table(file, def)?;
-            catalog.tables.insert(def.name.last().to_string(), Table { def: def.clone(), span: statement.span });
+            catalog.tables.insert(
+                def.name.last().to_string(),
+                Table {
+                    def: (**def).clone(),
+                    span: statement.span,
+                },
+            );
         }
         StatementKind::CreateView(def) => {
-            catalog.views.insert(def.name.last().to_string(), View { def: def.clone(), span: statement.span });
+            catalog.views.insert(
+                def.name.last().to_string(),
+                View {
+                    def: def.clone(),
+                    span: statement.span,
+                },
+            );
         }
         StatementKind::CreateFunction(def) => {
-            catalog.functions.insert(def.name.last().to_uppercase(), Function { def: def.clone() });
+            catalog.functions.insert(
+                def.name.last().to_uppercase(),
+                Function { def: def.clone() },
+            );
         }
         StatementKind::Set(setting) => {
-            catalog.config.set(&setting.key, &setting.value, Origin::Script(setting.key_span));
+            catalog.config.set(
+                &setting.key,
+                &setting.value,
+                Origin::Script(setting.key_span),
+            );
         }
         StatementKind::Reset { key } => catalog.config.reset(key.as_deref()),
         StatementKind::Insert(insert) => {
@@ -156,7 +198,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
         }
         StatementKind::Query(query) => {
             let ordinal = catalog.queries.len() + 1;
-            catalog.queries.push(QueryStatement { sink: None, columns: Vec::new(), query: query.clone(), span: statement.span, ordinal });
+            catalog.queries.push(QueryStatement {
+                sink: None,
+                columns: Vec::new(),
+                query: query.clone(),
+                span: statement.span,
+                ordinal,
+            });
         }
         StatementKind::StatementSet(inner) => {
             for statement in inner {
@@ -164,7 +212,10 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
             }
         }
         StatementKind::Other { words } => {
-            catalog.notes.warn(format!("statement `{words} ...` is not modelled and was ignored"), Some(statement.span));
+            catalog.notes.warn(
+                format!("statement `{words} ...` is not modelled and was ignored"),
+                Some(statement.span),
+            );
             catalog.ignored.push((words.clone(), statement.span));
         }
     }
@@ -178,7 +229,10 @@ fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {
                 "sql",
                 file,
                 watermark.span,
-                format!("WATERMARK FOR `{}`: the table has no such column", watermark.column),
+                format!(
+                    "WATERMARK FOR `{}`: the table has no such column",
+                    watermark.column
+                ),
                 "unknown column",
                 None,
             ));

@@ -20,7 +20,10 @@ pub struct OperatorPair<'a> {
 
 impl OperatorPair<'_> {
     pub fn kind(&self) -> OperatorKind {
-        self.old.or(self.new).map(|o| o.kind).unwrap_or(OperatorKind::Opaque)
+        self.old
+            .or(self.new)
+            .map(|o| o.kind)
+            .unwrap_or(OperatorKind::Opaque)
     }
 }
 
@@ -33,18 +36,30 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     let mut take = |same: &dyn Fn(&QueryPlan, &QueryPlan) -> bool| {
         for o in old_left.iter_mut() {
             let Some(old_query) = *o else { continue };
-            if let Some(n) = new_left.iter_mut().find(|n| n.is_some_and(|n| same(old_query, n))) {
+            if let Some(n) = new_left
+                .iter_mut()
+                .find(|n| n.is_some_and(|n| same(old_query, n)))
+            {
                 pairs.push((Some(old_query), n.take()));
                 *o = None;
             }
         }
     };
     take(&|o, n| o.sink.is_some() && o.sink == n.sink);
-    take(&|o, n| o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n));
+    take(&|o, n| {
+        o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
+    });
     take(&|o, n| o.sources.iter().any(|s| n.sources.contains(s)));
     pairs.extend(old_left.into_iter().flatten().map(|o| (Some(o), None)));
     pairs.extend(new_left.into_iter().flatten().map(|n| (None, Some(n))));
-    pairs.into_iter().map(|(old, new)| QueryPair { old, new, operators: match_operators(old, new) }).collect()
+    pairs
+        .into_iter()
+        .map(|(old, new)| QueryPair {
+            old,
+            new,
+            operators: match_operators(old, new),
+        })
+        .collect()
 }
 
 fn operator_key(op: &Operator) -> String {
@@ -59,16 +74,32 @@ pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
 }
 
 /// Operators match in order within their kind.
-fn match_operators<'a>(old: Option<&'a QueryPlan>, new: Option<&'a QueryPlan>) -> Vec<OperatorPair<'a>> {
-    let old_ops: Vec<&Operator> = old.map(|q| q.operators.iter().collect()).unwrap_or_default();
-    let mut new_ops: Vec<Option<&Operator>> = new.map(|q| q.operators.iter().map(Some).collect()).unwrap_or_default();
+fn match_operators<'a>(
+    old: Option<&'a QueryPlan>,
+    new: Option<&'a QueryPlan>,
+) -> Vec<OperatorPair<'a>> {
+    let old_ops: Vec<&Operator> = old
+        .map(|q| q.operators.iter().collect())
+        .unwrap_or_default();
+    let mut new_ops: Vec<Option<&Operator>> = new
+        .map(|q| q.operators.iter().map(Some).collect())
+        .unwrap_or_default();
     let mut pairs = Vec::new();
     for op in old_ops {
         let key = operator_key(op);
-        let matched = new_ops.iter_mut().find(|n| n.is_some_and(|n| operator_key(n) == key)).and_then(Option::take);
-        pairs.push(OperatorPair { old: Some(op), new: matched });
+        let matched = new_ops
+            .iter_mut()
+            .find(|n| n.is_some_and(|n| operator_key(n) == key))
+            .and_then(Option::take);
+        pairs.push(OperatorPair {
+            old: Some(op),
+            new: matched,
+        });
     }
-    pairs.extend(new_ops.into_iter().flatten().map(|n| OperatorPair { old: None, new: Some(n) }));
+    pairs.extend(new_ops.into_iter().flatten().map(|n| OperatorPair {
+        old: None,
+        new: Some(n),
+    }));
     pairs
 }
 
@@ -94,13 +125,20 @@ pub fn operator_facts(pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> 
     Value::Object(facts)
 }
 
-fn add_relations(facts: &mut Map<String, Value>, old: &Map<String, Value>, new: &Map<String, Value>) {
+fn add_relations(
+    facts: &mut Map<String, Value>,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+) {
     let keys: Vec<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
         let list = |side: &Map<String, Value>| side.get(key).and_then(Value::as_array).cloned();
         let (o, n) = (list(old), list(new));
         if o.is_some() || n.is_some() {
-            facts.insert(key.clone(), relations::relations(&o.unwrap_or_default(), &n.unwrap_or_default()));
+            facts.insert(
+                key.clone(),
+                relations::relations(&o.unwrap_or_default(), &n.unwrap_or_default()),
+            );
         }
     }
 }
@@ -110,9 +148,20 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
     let side = |q: Option<&QueryPlan>| -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("exists".into(), json!(q.is_some()));
-        m.insert("sink".into(), q.and_then(|q| q.sink.clone()).map(Value::String).unwrap_or(Value::Null));
-        m.insert("operators".into(), json!(q.map(operator_kinds).unwrap_or_default()));
-        m.insert("sources".into(), json!(q.map(|q| q.sources.clone()).unwrap_or_default()));
+        m.insert(
+            "sink".into(),
+            q.and_then(|q| q.sink.clone())
+                .map(Value::String)
+                .unwrap_or(Value::Null),
+        );
+        m.insert(
+            "operators".into(),
+            json!(q.map(operator_kinds).unwrap_or_default()),
+        );
+        m.insert(
+            "sources".into(),
+            json!(q.map(|q| q.sources.clone()).unwrap_or_default()),
+        );
         m
     };
     let (old, new) = (side(pair.old), side(pair.new));

@@ -6,7 +6,12 @@ use crate::rules::dsl::{FactSchema, FactType};
 use std::collections::BTreeMap;
 
 fn object(fields: &[(&str, FactType)]) -> FactType {
-    FactType::Object(fields.iter().map(|(k, t)| (k.to_string(), t.clone())).collect())
+    FactType::Object(
+        fields
+            .iter()
+            .map(|(k, t)| (k.to_string(), t.clone()))
+            .collect(),
+    )
 }
 
 fn strings() -> FactType {
@@ -17,13 +22,41 @@ fn strings() -> FactType {
 pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> {
     use FactType::*;
     let aggregates = vec![
-        ("aggregates", strings(), "every aggregate call, canonical (e.g. SUM(b), COUNT(DISTINCT c)), in order"),
-        ("plain_aggregates", strings(), "the aggregates without DISTINCT"),
-        ("distinct_aggregates", strings(), "the aggregates with DISTINCT"),
-        ("python_udafs", strings(), "aggregates whose function is declared LANGUAGE PYTHON"),
-        ("undeclared_aggregates", strings(), "aggregates whose function is neither built in nor declared"),
-        ("udafs", strings(), "aggregates whose function is declared with CREATE FUNCTION"),
-        ("filters", strings(), "filter terms applied upstream of the operator (WHERE), canonical"),
+        (
+            "aggregates",
+            strings(),
+            "every aggregate call, canonical (e.g. SUM(b), COUNT(DISTINCT c)), in order",
+        ),
+        (
+            "plain_aggregates",
+            strings(),
+            "the aggregates without DISTINCT",
+        ),
+        (
+            "distinct_aggregates",
+            strings(),
+            "the aggregates with DISTINCT",
+        ),
+        (
+            "python_udafs",
+            strings(),
+            "aggregates whose function is declared LANGUAGE PYTHON",
+        ),
+        (
+            "undeclared_aggregates",
+            strings(),
+            "aggregates whose function is neither built in nor declared",
+        ),
+        (
+            "udafs",
+            strings(),
+            "aggregates whose function is declared with CREATE FUNCTION",
+        ),
+        (
+            "filters",
+            strings(),
+            "filter terms applied upstream of the operator (WHERE), canonical",
+        ),
     ];
     let group_window = object(&[
         ("kind", String),
@@ -33,7 +66,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
         ("time_attribute", String),
         ("time_kind", String),
     ]);
-    let order = object(&[("key", String), ("direction", String), ("time_kind", String)]);
+    let order = object(&[
+        ("key", String),
+        ("direction", String),
+        ("time_kind", String),
+    ]);
     match kind {
         OperatorKind::GroupWindowAggregate => {
             let mut facts = vec![
@@ -90,18 +127,54 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
             facts
         }
         OperatorKind::Deduplicate => vec![
-            ("mode", String, "proctime_asc (keep first), proctime_desc (keep last) or rowtime"),
-            ("order", order, "ORDER BY: key, direction (asc|desc), time_kind"),
+            (
+                "mode",
+                String,
+                "proctime_asc (keep first), proctime_desc (keep last) or rowtime",
+            ),
+            (
+                "order",
+                order,
+                "ORDER BY: key, direction (asc|desc), time_kind",
+            ),
             ("keep", String, "first or last"),
-            ("partition_keys", strings(), "PARTITION BY expressions, canonical, in order"),
-            ("input_schema", strings(), "the columns flowing into the deduplication, as Flink prunes them"),
-            ("value_fields", strings(), "input_schema without the partition keys and the order key"),
-            ("outputs", strings(), "what the enclosing query selects, canonical, in order"),
-            ("filters", strings(), "filter terms applied upstream of the operator, canonical"),
+            (
+                "partition_keys",
+                strings(),
+                "PARTITION BY expressions, canonical, in order",
+            ),
+            (
+                "input_schema",
+                strings(),
+                "the columns flowing into the deduplication, as Flink prunes them",
+            ),
+            (
+                "value_fields",
+                strings(),
+                "input_schema without the partition keys and the order key",
+            ),
+            (
+                "outputs",
+                strings(),
+                "what the enclosing query selects, canonical, in order",
+            ),
+            (
+                "filters",
+                strings(),
+                "filter terms applied upstream of the operator, canonical",
+            ),
         ],
         OperatorKind::Opaque => vec![
-            ("flink_kind", String, "what Flink plans (join, rank, match_recognize, ...)"),
-            ("fingerprint", String, "the operator and its input, canonical: any change changes it"),
+            (
+                "flink_kind",
+                String,
+                "what Flink plans (join, rank, match_recognize, ...)",
+            ),
+            (
+                "fingerprint",
+                String,
+                "the operator and its input, canonical: any change changes it",
+            ),
             ("reason", String, "why the tool does not model it in detail"),
         ],
     }
@@ -110,25 +183,53 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
 /// Configuration facts every rule may read.
 pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
     vec![
-        ("ignore_filter", FactType::Bool, "table.optimizer.state-compatibility.ignore-filter"),
-        ("ignore_sink", FactType::Bool, "table.optimizer.state-compatibility.ignore-sink"),
-        ("engine_version_changed", FactType::Bool, "engine.version differs between old and new"),
+        (
+            "ignore_filter",
+            FactType::Bool,
+            "table.optimizer.state-compatibility.ignore-filter",
+        ),
+        (
+            "ignore_sink",
+            FactType::Bool,
+            "table.optimizer.state-compatibility.ignore-sink",
+        ),
+        (
+            "engine_version_changed",
+            FactType::Bool,
+            "engine.version differs between old and new",
+        ),
     ]
 }
 
 /// Facts of a query (one INSERT or bare SELECT) pair.
 pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
     vec![
-        ("exists", FactType::Bool, "whether the query exists on this side"),
-        ("sink", FactType::String, "the sink table's name (null for a bare query)"),
-        ("operators", strings(), "the kinds of its stateful operators, upstream first"),
+        (
+            "exists",
+            FactType::Bool,
+            "whether the query exists on this side",
+        ),
+        (
+            "sink",
+            FactType::String,
+            "the sink table's name (null for a bare query)",
+        ),
+        (
+            "operators",
+            strings(),
+            "the kinds of its stateful operators, upstream first",
+        ),
         ("sources", strings(), "the source tables it reads"),
     ]
 }
 
 /// The whole schema a predicate of this rule file is checked against.
 pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
-    let side_type = FactType::Object(side.iter().map(|(k, t, _)| (k.to_string(), t.clone())).collect());
+    let side_type = FactType::Object(
+        side.iter()
+            .map(|(k, t, _)| (k.to_string(), t.clone()))
+            .collect(),
+    );
     let mut root: BTreeMap<String, FactType> = BTreeMap::new();
     root.insert("old".into(), side_type.clone());
     root.insert("new".into(), side_type);
@@ -137,7 +238,15 @@ pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
             root.insert(name.to_string(), relation_type(inner));
         }
     }
-    root.insert("config".into(), FactType::Object(config_facts().into_iter().map(|(k, t, _)| (k.to_string(), t)).collect()));
+    root.insert(
+        "config".into(),
+        FactType::Object(
+            config_facts()
+                .into_iter()
+                .map(|(k, t, _)| (k.to_string(), t))
+                .collect(),
+        ),
+    );
     FactSchema { root }
 }
 
@@ -157,10 +266,16 @@ fn relation_type(item: &FactType) -> FactType {
 /// change in the others (e.g. `plain_aggregates` is a view of `aggregates`).
 pub fn coverage_group(key: &str) -> &str {
     match key {
-        "aggregates" | "plain_aggregates" | "distinct_aggregates" | "python_udafs" | "undeclared_aggregates" | "udafs" => "aggregates",
+        "aggregates"
+        | "plain_aggregates"
+        | "distinct_aggregates"
+        | "python_udafs"
+        | "undeclared_aggregates"
+        | "udafs" => "aggregates",
         "keys" | "window_key_position" => "keys",
         // A deduplication's input schema is its value fields, partition keys and order key.
-        "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep" | "mode" => "row",
+        "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep"
+        | "mode" => "row",
         other => other,
     }
 }

@@ -15,7 +15,10 @@ use crate::error::{Error, Result};
 use crate::source::ByteSpan;
 use crate::sql::Language;
 use serde_json::{json, Value};
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Select, SelectItem, Visit, Visitor};
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Select, SelectItem, Visit,
+    Visitor,
+};
 use std::ops::ControlFlow;
 
 /// Whether the SELECT list or HAVING calls a built-in aggregate (without OVER).
@@ -57,23 +60,42 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let group_exprs: Vec<&Expr> = match &select.group_by {
         GroupByExpr::Expressions(exprs, modifiers) => {
             if !modifiers.is_empty() {
-                return Err(Error::sql(b.file, span, "GROUP BY modifiers (WITH ROLLUP, ...) are not supported"));
+                return Err(Error::sql(
+                    b.file,
+                    span,
+                    "GROUP BY modifiers (WITH ROLLUP, ...) are not supported",
+                ));
             }
             exprs.iter().collect()
         }
-        GroupByExpr::All(_) => return Err(Error::sql(b.file, span, "GROUP BY ALL is not supported by Flink")),
+        GroupByExpr::All(_) => {
+            return Err(Error::sql(
+                b.file,
+                span,
+                "GROUP BY ALL is not supported by Flink",
+            ))
+        }
     };
     let mut window: Option<GroupWindow> = None;
     let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
     let mut window_keys: Vec<(String, usize)> = Vec::new();
     for (position, expr) in group_exprs.iter().enumerate() {
         if let Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) = expr {
-            return Ok(opaque_select(b, select, &input, "GROUPING SETS, ROLLUP and CUBE are not modelled yet"));
+            return Ok(opaque_select(
+                b,
+                select,
+                &input,
+                "GROUPING SETS, ROLLUP and CUBE are not modelled yet",
+            ));
         }
         if let Expr::Function(f) = expr {
             if let Some(kind) = GroupWindowKind::from_name(&f.name.to_string()) {
                 if window.is_some() {
-                    return Err(Error::sql(b.file, b.span(*expr), "a GROUP BY may have only one group window"));
+                    return Err(Error::sql(
+                        b.file,
+                        b.span(*expr),
+                        "a GROUP BY may have only one group window",
+                    ));
                 }
                 window = Some(group_window(b, &input, f, kind, position, b.span(*expr))?);
                 continue;
@@ -81,24 +103,46 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         }
         let key = b.converter().expr(&input, expr)?;
         if input.window.is_some() {
-            if let Some(name) = [WINDOW_START, WINDOW_END, WINDOW_TIME].into_iter().find(|n| key.canonical().starts_with(&format!("{}(", n.to_uppercase()))) {
+            if let Some(name) = [WINDOW_START, WINDOW_END, WINDOW_TIME]
+                .into_iter()
+                .find(|n| {
+                    key.canonical()
+                        .starts_with(&format!("{}(", n.to_uppercase()))
+                })
+            {
                 window_keys.push((name.to_string(), position));
                 continue;
             }
         }
         keys.push((key, b.span(*expr)));
     }
-    let tvf = if window_keys.is_empty() { None } else { input.window.clone() };
+    let tvf = if window_keys.is_empty() {
+        None
+    } else {
+        input.window.clone()
+    };
     let (kind, node) = match (&window, &tvf) {
-        (Some(_), _) => (OperatorKind::GroupWindowAggregate, "stream-exec-group-window-aggregate"),
-        (None, Some(_)) => (OperatorKind::WindowAggregate, "stream-exec-window-aggregate"),
+        (Some(_), _) => (
+            OperatorKind::GroupWindowAggregate,
+            "stream-exec-group-window-aggregate",
+        ),
+        (None, Some(_)) => (
+            OperatorKind::WindowAggregate,
+            "stream-exec-window-aggregate",
+        ),
         (None, None) => (OperatorKind::GroupAggregate, "stream-exec-group-aggregate"),
     };
     let qualify = input.base_tables.len() > 1;
     let key_texts: Vec<String> = keys.iter().map(|(k, _)| k.canonical()).collect();
-    let properties = window.as_ref().map(|w| window_properties(b, select, w)).unwrap_or_default();
+    let properties = window
+        .as_ref()
+        .map(|w| window_properties(b, select, w))
+        .unwrap_or_default();
 
-    let mut output = Relation { base_tables: input.base_tables.clone(), ..Default::default() };
+    let mut output = Relation {
+        base_tables: input.base_tables.clone(),
+        ..Default::default()
+    };
     let mut conv = b.converter();
     conv.aggregates = Some(Vec::new());
     conv.group_keys = key_texts.clone();
@@ -108,13 +152,25 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         let (expr, name) = match item {
             SelectItem::UnnamedExpr(e) => (e, default_name(e, index)),
             SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
-            other => return Err(Error::sql(conv.file, conv.span(other), "`*` cannot be selected in an aggregating query")),
+            other => {
+                return Err(Error::sql(
+                    conv.file,
+                    conv.span(other),
+                    "`*` cannot be selected in an aggregating query",
+                ))
+            }
         };
         let item_span = conv.span(expr);
         projection_span = projection_span.union(item_span);
         let value = conv.expr(&input, expr)?;
         let time = property_time(&value);
-        output.columns.push(Column { name, qualifier: None, expr: value, time, span: item_span });
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: value,
+            time,
+            span: item_span,
+        });
     }
     if let Some(having) = &select.having {
         let filter = conv.expr(&input, having)?;
@@ -124,14 +180,23 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
 
     let mut op = Operator::new(kind, node, span);
     op.set("keys", json!(key_texts));
-    let keys_span = keys.iter().fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+    let keys_span = keys
+        .iter()
+        .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
     op.fact_spans.insert("keys".into(), keys_span);
     for (key, key_span) in &keys {
         op.item_spans.insert(key.canonical(), *key_span);
         op.display.insert(key.canonical(), key.display(qualify));
     }
     set_aggregate_facts(&mut op, &aggregates, projection_span);
-    op.set("filters", json!(input.filters.iter().map(CExpr::canonical).collect::<Vec<_>>()));
+    op.set(
+        "filters",
+        json!(input
+            .filters
+            .iter()
+            .map(CExpr::canonical)
+            .collect::<Vec<_>>()),
+    );
     if let Some(where_clause) = &select.selection {
         op.fact_spans.insert("filters".into(), b.span(where_clause));
     }
@@ -150,16 +215,36 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         op.set("window_key_position", json!(w.position));
         op.fact_spans.insert("window".into(), w.span);
         op.fact_spans.insert("window_key_position".into(), w.span);
-        op.set("window_properties", json!(properties.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>()));
-        let props_span = properties.iter().fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-        op.fact_spans.insert("window_properties".into(), if props_span.is_empty() { projection_span } else { props_span });
+        op.set(
+            "window_properties",
+            json!(properties
+                .iter()
+                .map(|(p, _)| p.clone())
+                .collect::<Vec<_>>()),
+        );
+        let props_span = properties
+            .iter()
+            .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+        op.fact_spans.insert(
+            "window_properties".into(),
+            if props_span.is_empty() {
+                projection_span
+            } else {
+                props_span
+            },
+        );
         set_emit_facts(b, &mut op);
     }
     if let Some(t) = &tvf {
         let mut facts = serde_json::Map::new();
         facts.insert("kind".into(), json!(t.kind));
         for name in ["size", "slide", "step", "gap", "offset"] {
-            let value = t.params.iter().find(|(n, _)| n == name).map(|(_, v)| json!(v)).unwrap_or(Value::Null);
+            let value = t
+                .params
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| json!(v))
+                .unwrap_or(Value::Null);
             facts.insert(format!("{name}_ms"), value);
         }
         facts.insert("time_attribute".into(), json!(t.time.canonical()));
@@ -169,7 +254,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         let mut names: Vec<String> = window_keys.iter().map(|(n, _)| n.clone()).collect();
         names.sort();
         op.set("window_keys", json!(names));
-        op.set("window_key_positions", json!(window_keys.iter().map(|(_, p)| p).collect::<Vec<_>>()));
+        op.set(
+            "window_key_positions",
+            json!(window_keys.iter().map(|(_, p)| p).collect::<Vec<_>>()),
+        );
         op.set("steps_after_window", json!(input.window_steps));
     }
     output.columns.iter_mut().for_each(|c| {
@@ -184,7 +272,9 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
 fn default_name(expr: &Expr, index: usize) -> String {
     match expr {
         Expr::Identifier(i) => i.value.clone(),
-        Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+        Expr::CompoundIdentifier(parts) => {
+            parts.last().map(|p| p.value.clone()).unwrap_or_default()
+        }
         _ => format!("EXPR${index}"),
     }
 }
@@ -202,19 +292,44 @@ fn property_time(expr: &CExpr) -> Option<TimeKind> {
 
 /// Facts every aggregating operator shares: its aggregates and where their functions come from.
 pub fn set_aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan) {
-    let texts = |f: &dyn Fn(&AggCall) -> bool| -> Vec<String> { aggregates.iter().filter(|a| f(a)).map(|a| a.canonical.clone()).collect() };
+    let texts = |f: &dyn Fn(&AggCall) -> bool| -> Vec<String> {
+        aggregates
+            .iter()
+            .filter(|a| f(a))
+            .map(|a| a.canonical.clone())
+            .collect()
+    };
     op.set("aggregates", json!(texts(&|_| true)));
     op.set("plain_aggregates", json!(texts(&|a| !a.distinct)));
     op.set("distinct_aggregates", json!(texts(&|a| a.distinct)));
-    op.set("python_udafs", json!(texts(&|a| a.origin == FunctionOrigin::Declared(Language::Python))));
-    op.set("undeclared_aggregates", json!(texts(&|a| a.origin == FunctionOrigin::Undeclared)));
-    op.set("udafs", json!(texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_)))));
-    for key in ["aggregates", "plain_aggregates", "distinct_aggregates", "python_udafs", "undeclared_aggregates", "udafs"] {
+    op.set(
+        "python_udafs",
+        json!(texts(
+            &|a| a.origin == FunctionOrigin::Declared(Language::Python)
+        )),
+    );
+    op.set(
+        "undeclared_aggregates",
+        json!(texts(&|a| a.origin == FunctionOrigin::Undeclared)),
+    );
+    op.set(
+        "udafs",
+        json!(texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_)))),
+    );
+    for key in [
+        "aggregates",
+        "plain_aggregates",
+        "distinct_aggregates",
+        "python_udafs",
+        "undeclared_aggregates",
+        "udafs",
+    ] {
         op.fact_spans.insert(key.into(), span);
     }
     for agg in aggregates {
         op.item_spans.insert(agg.canonical.clone(), agg.span);
-        op.display.insert(agg.canonical.clone(), agg.display.clone());
+        op.display
+            .insert(agg.canonical.clone(), agg.display.clone());
         op.state_items.push(agg.canonical.clone());
     }
 }
@@ -256,7 +371,14 @@ fn group_window(
     span: ByteSpan,
 ) -> Result<GroupWindow> {
     let FunctionArguments::List(list) = &f.args else {
-        return Err(Error::sql(b.file, span, format!("{} needs a time attribute and an interval", kind.name().to_uppercase())));
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!(
+                "{} needs a time attribute and an interval",
+                kind.name().to_uppercase()
+            ),
+        ));
     };
     let args: Vec<&Expr> = list
         .args
@@ -268,20 +390,41 @@ fn group_window(
         .collect();
     let expected = if kind == GroupWindowKind::Hop { 3 } else { 2 };
     if args.len() != expected {
-        return Err(Error::sql(b.file, span, format!("{} takes {expected} arguments", kind.name().to_uppercase())));
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("{} takes {expected} arguments", kind.name().to_uppercase()),
+        ));
     }
     let time_span = b.span(args[0]);
     let mut time = match args[0] {
-        Expr::Identifier(i) => b.converter().column(input, std::slice::from_ref(i), time_span)?,
+        Expr::Identifier(i) => b
+            .converter()
+            .column(input, std::slice::from_ref(i), time_span)?,
         Expr::CompoundIdentifier(parts) => b.converter().column(input, parts, time_span)?,
-        other => return Err(Error::sql(b.file, b.span(other), "the window's first argument must be a time attribute column")),
+        other => {
+            return Err(Error::sql(
+                b.file,
+                b.span(other),
+                "the window's first argument must be a time attribute column",
+            ))
+        }
     };
     if time.time.is_none() {
-        let declared = time.expr.as_column().is_some_and(|(t, _)| b.catalog.tables.contains_key(t));
+        let declared = time
+            .expr
+            .as_column()
+            .is_some_and(|(t, _)| b.catalog.tables.contains_key(t));
         if declared {
             b.notes.warn(format!("`{}` is not a time attribute (no WATERMARK or PROCTIME()); Flink rejects this window", time.name), Some(b.span(args[0])));
         } else {
-            b.notes.assume(format!("`{}` is taken as an event-time (rowtime) attribute", time.name), Some(b.span(args[0])));
+            b.notes.assume(
+                format!(
+                    "`{}` is taken as an event-time (rowtime) attribute",
+                    time.name
+                ),
+                Some(b.span(args[0])),
+            );
         }
         time.time = Some(TimeKind::Rowtime);
     }
@@ -293,20 +436,39 @@ fn group_window(
     };
     for (arg, name) in args[1..].iter().zip(names) {
         let Expr::Interval(interval) = arg else {
-            return Err(Error::sql(b.file, b.span(*arg), "the window size must be an INTERVAL literal"));
+            return Err(Error::sql(
+                b.file,
+                b.span(*arg),
+                "the window size must be an INTERVAL literal",
+            ));
         };
-        let (millis, months) = interval_value(interval).map_err(|m| Error::sql(b.file, b.span(*arg), m))?;
+        let (millis, months) =
+            interval_value(interval).map_err(|m| Error::sql(b.file, b.span(*arg), m))?;
         if months != 0 {
-            return Err(Error::sql(b.file, b.span(*arg), "group windows take day-time intervals, not months or years"));
+            return Err(Error::sql(
+                b.file,
+                b.span(*arg),
+                "group windows take day-time intervals, not months or years",
+            ));
         }
         params.push((*name, millis));
     }
-    Ok(GroupWindow { kind, time, params, span, position })
+    Ok(GroupWindow {
+        kind,
+        time,
+        params,
+        span,
+        position,
+    })
 }
 
 /// The window properties the SELECT list uses (`TUMBLE_START` → `start`), with their spans;
 /// a property written for another window than the GROUP BY's is a mistake Flink rejects.
-fn window_properties(b: &mut Builder, select: &Select, window: &GroupWindow) -> Vec<(String, ByteSpan)> {
+fn window_properties(
+    b: &mut Builder,
+    select: &Select,
+    window: &GroupWindow,
+) -> Vec<(String, ByteSpan)> {
     struct Finder(Vec<sqlparser::ast::Function>);
     impl Visitor for Finder {
         type Break = ();
@@ -325,13 +487,16 @@ fn window_properties(b: &mut Builder, select: &Select, window: &GroupWindow) -> 
     }
     let mut out: Vec<(String, ByteSpan)> = Vec::new();
     for f in finder.0 {
-        let Some((kind, property)) = window_property(&f.name.to_string()) else { continue };
+        let Some((kind, property)) = window_property(&f.name.to_string()) else {
+            continue;
+        };
         let span = b.span(&f);
         let time_arg = match &f.args {
             FunctionArguments::List(list) => list.args.first().map(|a| a.to_string()),
             _ => None,
         };
-        let mismatch = kind != window.kind || time_arg.is_some_and(|t| t.trim_matches('`') != window.time.name);
+        let mismatch = kind != window.kind
+            || time_arg.is_some_and(|t| t.trim_matches('`') != window.time.name);
         if mismatch {
             b.notes.warn(
                 format!("`{}` does not match the GROUP BY window; Flink rejects this. Read as the {property} of the GROUP BY window", f),
@@ -347,11 +512,26 @@ fn window_properties(b: &mut Builder, select: &Select, window: &GroupWindow) -> 
 
 /// SELECT DISTINCT: Flink plans a group aggregate keyed by every selected column.
 pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> Result<Relation> {
-    let mut op = Operator::new(OperatorKind::GroupAggregate, "stream-exec-group-aggregate", b.span(select));
-    let keys: Vec<String> = relation.columns.iter().map(|c| c.expr.canonical()).collect();
+    let mut op = Operator::new(
+        OperatorKind::GroupAggregate,
+        "stream-exec-group-aggregate",
+        b.span(select),
+    );
+    let keys: Vec<String> = relation
+        .columns
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
     op.set("keys", json!(keys));
     set_aggregate_facts(&mut op, &[], ByteSpan::default());
-    op.set("filters", json!(relation.filters.iter().map(CExpr::canonical).collect::<Vec<_>>()));
+    op.set(
+        "filters",
+        json!(relation
+            .filters
+            .iter()
+            .map(CExpr::canonical)
+            .collect::<Vec<_>>()),
+    );
     b.operators.push(op);
     Ok(relation)
 }
@@ -360,7 +540,13 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
 fn opaque_select(b: &mut Builder, select: &Select, input: &Relation, reason: &str) -> Relation {
     let span = b.span(select);
     let description = format!("{select} over [{}]", super::builder::columns_text(input));
-    b.opaque("group_aggregate", "stream-exec-group-aggregate", span, description, reason);
+    b.opaque(
+        "group_aggregate",
+        "stream-exec-group-aggregate",
+        span,
+        description,
+        reason,
+    );
     let mut output = Relation::default();
     for (i, item) in select.projection.iter().enumerate() {
         let name = match item {
@@ -368,7 +554,13 @@ fn opaque_select(b: &mut Builder, select: &Select, input: &Relation, reason: &st
             SelectItem::UnnamedExpr(e) => default_name(e, i),
             _ => format!("EXPR${i}"),
         };
-        output.columns.push(Column { name, qualifier: None, expr: CExpr::Derived(format!("{item}@{}", span.start)), time: None, span });
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: CExpr::Derived(format!("{item}@{}", span.start)),
+            time: None,
+            span,
+        });
     }
     output
 }

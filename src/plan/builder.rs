@@ -13,8 +13,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins,
-    Visit, Visitor,
+    Expr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor,
+    TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -32,7 +32,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             Some(sink) => sink.last().to_string(),
             None => format!("query #{}", statement.ordinal),
         };
-        let output = relation.columns.iter().map(|c| c.expr.canonical()).collect();
+        let output = relation
+            .columns
+            .iter()
+            .map(|c| c.expr.canonical())
+            .collect();
         queries.push(QueryPlan {
             name,
             sink: statement.sink.as_ref().map(|s| s.last().to_string()),
@@ -42,7 +46,12 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             output,
         });
     }
-    Ok(Plan { file: script.file, catalog, queries, notes })
+    Ok(Plan {
+        file: script.file,
+        catalog,
+        queries,
+        notes,
+    })
 }
 
 pub struct Builder<'a> {
@@ -57,7 +66,15 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(catalog: &'a Catalog, file: &'a SourceFile, notes: &'a mut Notes) -> Self {
-        Builder { catalog, file, notes, operators: Vec::new(), sources: Vec::new(), ctes: Vec::new(), view_depth: 0 }
+        Builder {
+            catalog,
+            file,
+            notes,
+            operators: Vec::new(),
+            sources: Vec::new(),
+            ctes: Vec::new(),
+            view_depth: 0,
+        }
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
@@ -76,7 +93,14 @@ impl<'a> Builder<'a> {
                 let relation = self.query(&cte.query);
                 self.ctes.pop();
                 let relation = self.finish_rank(relation?, self.span(cte.query.as_ref()))?;
-                let relation = rename_columns(relation, &cte.alias.columns.iter().map(|c| c.name.value.clone()).collect::<Vec<_>>());
+                let relation = rename_columns(
+                    relation,
+                    &cte.alias
+                        .columns
+                        .iter()
+                        .map(|c| c.name.value.clone())
+                        .collect::<Vec<_>>(),
+                );
                 scope.insert(cte.alias.name.value.clone(), relation);
             }
         }
@@ -88,8 +112,16 @@ impl<'a> Builder<'a> {
         let has_limit = query.limit_clause.is_some() || query.fetch.is_some();
         if has_order || has_limit {
             relation = self.finish_rank(relation, self.span(query))?;
-            let order = query.order_by.as_ref().map(|o| o.to_string()).unwrap_or_default();
-            let limit = query.limit_clause.as_ref().map(|l| l.to_string()).unwrap_or_default();
+            let order = query
+                .order_by
+                .as_ref()
+                .map(|o| o.to_string())
+                .unwrap_or_default();
+            let limit = query
+                .limit_clause
+                .as_ref()
+                .map(|l| l.to_string())
+                .unwrap_or_default();
             let (kind, node) = if has_limit && has_order {
                 ("sort_limit", "stream-exec-sort-limit")
             } else if has_limit {
@@ -98,7 +130,13 @@ impl<'a> Builder<'a> {
                 ("temporal_sort", "stream-exec-temporal-sort")
             };
             let description = format!("{order} {limit} over [{}]", columns_text(&relation));
-            self.opaque(kind, node, self.span(query), description, "ORDER BY / LIMIT is not modelled in detail yet");
+            self.opaque(
+                kind,
+                node,
+                self.span(query),
+                description,
+                "ORDER BY / LIMIT is not modelled in detail yet",
+            );
         }
         Ok(relation)
     }
@@ -107,20 +145,42 @@ impl<'a> Builder<'a> {
         match body {
             SetExpr::Select(select) => self.select(select),
             SetExpr::Query(query) => self.query(query),
-            SetExpr::SetOperation { left, op, set_quantifier, right } => {
+            SetExpr::SetOperation {
+                left,
+                op,
+                set_quantifier,
+                right,
+            } => {
                 let span = self.span(body);
                 let left = self.set_expr(left)?;
                 let left = self.finish_rank(left, span)?;
                 let right = self.set_expr(right)?;
                 let right = self.finish_rank(right, span)?;
-                if left.columns.len() != right.columns.len() && left.open_tables.is_empty() && right.open_tables.is_empty() {
-                    return Err(Error::sql(self.file, span, format!("{op} inputs have {} and {} columns", left.columns.len(), right.columns.len())));
+                if left.columns.len() != right.columns.len()
+                    && left.open_tables.is_empty()
+                    && right.open_tables.is_empty()
+                {
+                    return Err(Error::sql(
+                        self.file,
+                        span,
+                        format!(
+                            "{op} inputs have {} and {} columns",
+                            left.columns.len(),
+                            right.columns.len()
+                        ),
+                    ));
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
                 let union = union_relation(left, right);
                 if !(matches!(op, SetOperator::Union) && all) {
                     let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
-                    self.opaque("set_operation", "stream-exec-group-aggregate", span, description, "UNION / INTERSECT / EXCEPT without ALL keeps state");
+                    self.opaque(
+                        "set_operation",
+                        "stream-exec-group-aggregate",
+                        span,
+                        description,
+                        "UNION / INTERSECT / EXCEPT without ALL keeps state",
+                    );
                 }
                 Ok(union)
             }
@@ -137,9 +197,16 @@ impl<'a> Builder<'a> {
                         });
                     }
                 }
-                Ok(Relation { columns, ..Default::default() })
+                Ok(Relation {
+                    columns,
+                    ..Default::default()
+                })
             }
-            other => Err(Error::sql(self.file, self.span(other), "this kind of query is not supported")),
+            other => Err(Error::sql(
+                self.file,
+                self.span(other),
+                "this kind of query is not supported",
+            )),
         }
     }
 
@@ -151,7 +218,12 @@ impl<'a> Builder<'a> {
             input = rank::build(self, select, input, pending)?;
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;
-            input.filters.extend(filter.conjuncts().into_iter().map(|c| CExpr::Literal(c.canonical())));
+            input.filters.extend(
+                filter
+                    .conjuncts()
+                    .into_iter()
+                    .map(|c| CExpr::Literal(c.canonical())),
+            );
             self.semi_joins(selection, &input, span);
         }
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
@@ -175,7 +247,13 @@ impl<'a> Builder<'a> {
         impl Visitor for Finder {
             type Break = ();
             fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-                if matches!(expr, Expr::In { target: sqlparser::ast::InTarget::Subquery(_), .. } | Expr::Exists { .. }) {
+                if matches!(
+                    expr,
+                    Expr::In {
+                        target: sqlparser::ast::InTarget::Subquery(_),
+                        ..
+                    } | Expr::Exists { .. }
+                ) {
                     self.0.push(expr.to_string());
                 }
                 ControlFlow::Continue(())
@@ -185,7 +263,13 @@ impl<'a> Builder<'a> {
         let _ = selection.visit(&mut finder);
         for text in finder.0 {
             let description = format!("{text} over [{}]", columns_text(input));
-            self.opaque("join", "stream-exec-join", span, description, "a semi/anti join (IN / EXISTS subquery) is not modelled in detail yet");
+            self.opaque(
+                "join",
+                "stream-exec-join",
+                span,
+                description,
+                "a semi/anti join (IN / EXISTS subquery) is not modelled in detail yet",
+            );
         }
     }
 
@@ -201,7 +285,8 @@ impl<'a> Builder<'a> {
         for item in &select.projection {
             match item {
                 SelectItem::UnnamedExpr(expr) => {
-                    let column = self.projected(input, expr, default_name(expr, output.columns.len()))?;
+                    let column =
+                        self.projected(input, expr, default_name(expr, output.columns.len()))?;
                     output.columns.push(column);
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
@@ -209,28 +294,56 @@ impl<'a> Builder<'a> {
                     output.columns.push(column);
                 }
                 SelectItem::Wildcard(_) => {
-                    output.columns.extend(input.columns.iter().cloned().map(|mut c| {
-                        c.qualifier = None;
-                        c
-                    }));
-                    output.open_tables.extend(input.open_tables.iter().map(|(_, t)| (None, t.clone())));
+                    output
+                        .columns
+                        .extend(input.columns.iter().cloned().map(|mut c| {
+                            c.qualifier = None;
+                            c
+                        }));
+                    output
+                        .open_tables
+                        .extend(input.open_tables.iter().map(|(_, t)| (None, t.clone())));
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
                     let qualifier = kind.to_string();
-                    let qualifier = qualifier.rsplit('.').next().unwrap_or_default().trim_matches('`').to_string();
+                    let qualifier = qualifier
+                        .rsplit('.')
+                        .next()
+                        .unwrap_or_default()
+                        .trim_matches('`')
+                        .to_string();
                     if !input.has_qualifier(&qualifier) {
-                        return Err(Error::sql(self.file, self.span(item), format!("unknown table `{qualifier}` in `{qualifier}.*`")));
+                        return Err(Error::sql(
+                            self.file,
+                            self.span(item),
+                            format!("unknown table `{qualifier}` in `{qualifier}.*`"),
+                        ));
                     }
-                    output.columns.extend(input.columns.iter().filter(|c| c.qualifier.as_deref() == Some(&qualifier)).cloned().map(|mut c| {
-                        c.qualifier = None;
-                        c
-                    }));
+                    output.columns.extend(
+                        input
+                            .columns
+                            .iter()
+                            .filter(|c| c.qualifier.as_deref() == Some(&qualifier))
+                            .cloned()
+                            .map(|mut c| {
+                                c.qualifier = None;
+                                c
+                            }),
+                    );
                     output.open_tables.extend(
-                        input.open_tables.iter().filter(|(q, t)| q.as_deref() == Some(&qualifier) || *t == qualifier).map(|(_, t)| (None, t.clone())),
+                        input
+                            .open_tables
+                            .iter()
+                            .filter(|(q, t)| q.as_deref() == Some(&qualifier) || *t == qualifier)
+                            .map(|(_, t)| (None, t.clone())),
                     );
                 }
                 SelectItem::ExprWithAliases { expr, .. } => {
-                    return Err(Error::sql(self.file, self.span(expr), "multi-column aliases are not supported"));
+                    return Err(Error::sql(
+                        self.file,
+                        self.span(expr),
+                        "multi-column aliases are not supported",
+                    ));
                 }
             }
         }
@@ -241,7 +354,9 @@ impl<'a> Builder<'a> {
         let span = self.span(expr);
         let (value, time) = match expr {
             Expr::Identifier(i) => {
-                let c = self.converter().column(input, std::slice::from_ref(i), span)?;
+                let c = self
+                    .converter()
+                    .column(input, std::slice::from_ref(i), span)?;
                 (c.expr, c.time)
             }
             Expr::CompoundIdentifier(parts) => {
@@ -250,7 +365,13 @@ impl<'a> Builder<'a> {
             }
             other => (self.converter().expr(input, other)?, None),
         };
-        Ok(Column { name, qualifier: None, expr: value, time, span })
+        Ok(Column {
+            name,
+            qualifier: None,
+            expr: value,
+            time,
+            span,
+        })
     }
 
     fn from(&mut self, from: &[TableWithJoins], span: ByteSpan) -> Result<Relation> {
@@ -266,7 +387,13 @@ impl<'a> Builder<'a> {
                 Some(left) => {
                     let joined = union_columns(left, current);
                     let description = format!("CROSS JOIN [{}]", columns_text(&joined));
-                    self.opaque("join", "stream-exec-join", span, description, "a comma (cross) join is not modelled in detail yet");
+                    self.opaque(
+                        "join",
+                        "stream-exec-join",
+                        span,
+                        description,
+                        "a comma (cross) join is not modelled in detail yet",
+                    );
                     joined
                 }
             });
@@ -277,30 +404,59 @@ impl<'a> Builder<'a> {
     fn table_factor(&mut self, factor: &TableFactor) -> Result<Relation> {
         let span = self.span(factor);
         match factor {
-            TableFactor::Table { name, alias, args, version, .. } => {
+            TableFactor::Table {
+                name,
+                alias,
+                args,
+                version,
+                ..
+            } => {
                 if args.is_some() {
-                    return Err(Error::sql(self.file, span, "table functions with arguments are not supported here"));
+                    return Err(Error::sql(
+                        self.file,
+                        span,
+                        "table functions with arguments are not supported here",
+                    ));
                 }
-                let parts: Vec<String> = name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string())).collect();
+                let parts: Vec<String> = name
+                    .0
+                    .iter()
+                    .map(|p| {
+                        p.as_ident()
+                            .map(|i| i.value.clone())
+                            .unwrap_or_else(|| p.to_string())
+                    })
+                    .collect();
                 let table_name = parts.last().cloned().unwrap_or_default();
-                let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| table_name.clone());
-                let mut relation = self.named_relation(&table_name, span)?.requalify(&qualifier);
+                let qualifier = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .unwrap_or_else(|| table_name.clone());
+                let mut relation = self
+                    .named_relation(&table_name, span)?
+                    .requalify(&qualifier);
                 if let Some(alias) = alias {
-                    let names: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                    let names: Vec<String> =
+                        alias.columns.iter().map(|c| c.name.value.clone()).collect();
                     relation = rename_columns(relation, &names);
                 }
                 if let Some(version) = version {
                     relation.rank = None;
                     relation.window = None;
-                    relation.filters.push(CExpr::Literal(format!("VERSION {version}")));
+                    relation
+                        .filters
+                        .push(CExpr::Literal(format!("VERSION {version}")));
                 }
                 Ok(relation)
             }
-            TableFactor::Derived { subquery, alias, .. } => {
+            TableFactor::Derived {
+                subquery, alias, ..
+            } => {
                 let relation = self.query(subquery)?;
                 let mut relation = match alias {
                     Some(alias) => {
-                        let names: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                        let names: Vec<String> =
+                            alias.columns.iter().map(|c| c.name.value.clone()).collect();
                         rename_columns(relation, &names).requalify(&alias.name.value)
                     }
                     None => relation,
@@ -318,7 +474,10 @@ impl<'a> Builder<'a> {
                     None => relation,
                 })
             }
-            TableFactor::NestedJoin { table_with_joins, alias } => {
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
                 let relation = self.from(std::slice::from_ref(table_with_joins), span)?;
                 Ok(match alias {
                     Some(alias) => relation.requalify(&alias.name.value),
@@ -328,8 +487,17 @@ impl<'a> Builder<'a> {
             TableFactor::MatchRecognize { table, alias, .. } => {
                 let input = self.table_factor(table)?;
                 let description = format!("{factor} over [{}]", columns_text(&input));
-                self.opaque("match_recognize", "stream-exec-match", span, description, "MATCH_RECOGNIZE is not modelled in detail yet");
-                let mut relation = Relation { base_tables: input.base_tables.clone(), ..Default::default() };
+                self.opaque(
+                    "match_recognize",
+                    "stream-exec-match",
+                    span,
+                    description,
+                    "MATCH_RECOGNIZE is not modelled in detail yet",
+                );
+                let mut relation = Relation {
+                    base_tables: input.base_tables.clone(),
+                    ..Default::default()
+                };
                 relation.columns.push(Column {
                     name: "*".into(),
                     qualifier: alias.as_ref().map(|a| a.name.value.clone()),
@@ -337,10 +505,17 @@ impl<'a> Builder<'a> {
                     time: None,
                     span,
                 });
-                relation.open_tables.push((alias.as_ref().map(|a| a.name.value.clone()), format!("MATCH_RECOGNIZE@{}", span.start)));
+                relation.open_tables.push((
+                    alias.as_ref().map(|a| a.name.value.clone()),
+                    format!("MATCH_RECOGNIZE@{}", span.start),
+                ));
                 Ok(relation)
             }
-            other => Err(Error::sql(self.file, self.span(other), "this kind of FROM item is not supported")),
+            other => Err(Error::sql(
+                self.file,
+                self.span(other),
+                "this kind of FROM item is not supported",
+            )),
         }
     }
 
@@ -368,26 +543,47 @@ impl<'a> Builder<'a> {
         }
         if let Some(table) = self.catalog.tables.get(name) {
             let columns = table_columns(&mut self.converter(), table, Some(name))?;
-            return Ok(Relation { columns, base_tables: vec![name.to_string()], ..Default::default() });
+            return Ok(Relation {
+                columns,
+                base_tables: vec![name.to_string()],
+                ..Default::default()
+            });
         }
         self.notes.assume(
             format!("table `{name}` has no CREATE TABLE in the script: its columns are taken from their use"),
             Some(span),
         );
-        Ok(Relation { open_tables: vec![(Some(name.to_string()), name.to_string())], base_tables: vec![name.to_string()], ..Default::default() })
+        Ok(Relation {
+            open_tables: vec![(Some(name.to_string()), name.to_string())],
+            base_tables: vec![name.to_string()],
+            ..Default::default()
+        })
     }
 
     /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
         if let Some(pending) = relation.rank.take() {
             let description = format!("{} over [{}]", pending.function, columns_text(&relation));
-            self.opaque("over_aggregate", "stream-exec-over-aggregate", pending.span.union(span), description, "a ranking function without a filter on its rank is not modelled yet");
+            self.opaque(
+                "over_aggregate",
+                "stream-exec-over-aggregate",
+                pending.span.union(span),
+                description,
+                "a ranking function without a filter on its rank is not modelled yet",
+            );
         }
         Ok(relation)
     }
 
     /// Records a stateful operator compared as a whole.
-    pub fn opaque(&mut self, kind: &str, node: &'static str, span: ByteSpan, description: String, reason: &str) {
+    pub fn opaque(
+        &mut self,
+        kind: &str,
+        node: &'static str,
+        span: ByteSpan,
+        description: String,
+        reason: &str,
+    ) {
         let mut op = Operator::new(OperatorKind::Opaque, node, span);
         op.set("flink_kind", json!(kind));
         op.set("fingerprint", json!(description));
@@ -399,19 +595,35 @@ impl<'a> Builder<'a> {
 
 /// The columns of a declared table: physical and metadata columns as themselves, computed
 /// columns inlined (time attributes stay themselves: they are the identity of the time).
-pub fn table_columns(conv: &mut Converter, table: &Table, qualifier: Option<&str>) -> Result<Vec<Column>> {
+pub fn table_columns(
+    conv: &mut Converter,
+    table: &Table,
+    qualifier: Option<&str>,
+) -> Result<Vec<Column>> {
     let name = table.name().to_string();
     let mut relation = Relation::default();
     for def in &table.def.columns {
         let time = table.time_kind(&def.name);
         let expr = match (&def.kind, time) {
             (ColumnKind::Computed { expr }, None) => {
-                let scope = Relation { columns: relation.columns.clone(), ..Default::default() };
+                let scope = Relation {
+                    columns: relation.columns.clone(),
+                    ..Default::default()
+                };
                 conv.expr(&scope, expr)?
             }
-            _ => CExpr::Column { table: name.clone(), column: def.name.clone() },
+            _ => CExpr::Column {
+                table: name.clone(),
+                column: def.name.clone(),
+            },
         };
-        relation.columns.push(Column { name: def.name.clone(), qualifier: qualifier.map(str::to_string), expr, time, span: def.span });
+        relation.columns.push(Column {
+            name: def.name.clone(),
+            qualifier: qualifier.map(str::to_string),
+            expr,
+            time,
+            span: def.span,
+        });
     }
     Ok(relation.columns)
 }
@@ -419,7 +631,9 @@ pub fn table_columns(conv: &mut Converter, table: &Table, qualifier: Option<&str
 fn default_name(expr: &Expr, index: usize) -> String {
     match expr {
         Expr::Identifier(i) => i.value.clone(),
-        Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+        Expr::CompoundIdentifier(parts) => {
+            parts.last().map(|p| p.value.clone()).unwrap_or_default()
+        }
         _ => format!("EXPR${index}"),
     }
 }
@@ -432,7 +646,11 @@ pub fn rename_columns(mut relation: Relation, names: &[String]) -> Relation {
 }
 
 pub fn columns_text(relation: &Relation) -> String {
-    let mut parts: Vec<String> = relation.columns.iter().map(|c| c.expr.canonical()).collect();
+    let mut parts: Vec<String> = relation
+        .columns
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
     parts.extend(relation.open_tables.iter().map(|(_, t)| format!("{t}.*")));
     parts.join(", ")
 }
@@ -450,7 +668,10 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
 
 /// UNION ALL: column i is either input's column i; the order of the inputs does not matter.
 fn union_relation(left: Relation, right: Relation) -> Relation {
-    let mut out = Relation { base_tables: left.base_tables.clone(), ..Default::default() };
+    let mut out = Relation {
+        base_tables: left.base_tables.clone(),
+        ..Default::default()
+    };
     out.base_tables.extend(right.base_tables.clone());
     for (i, l) in left.columns.iter().enumerate() {
         let mut args: Vec<CExpr> = vec![l.expr.clone()];
@@ -458,29 +679,50 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
             args.push(r.expr.clone());
         }
         args.sort();
-        let time = right.columns.get(i).and_then(|r| if r.time == l.time { l.time } else { None });
-        out.columns.push(Column { name: l.name.clone(), qualifier: None, expr: CExpr::Call { name: "UNION".into(), args }, time, span: l.span });
+        let time = right
+            .columns
+            .get(i)
+            .and_then(|r| if r.time == l.time { l.time } else { None });
+        out.columns.push(Column {
+            name: l.name.clone(),
+            qualifier: None,
+            expr: CExpr::Call {
+                name: "UNION".into(),
+                args,
+            },
+            time,
+            span: l.span,
+        });
     }
     let mut filters: Vec<CExpr> = left.filters.into_iter().chain(right.filters).collect();
     filters.sort();
     filters.dedup();
     out.filters = filters;
-    out.open_tables = left.open_tables.into_iter().chain(right.open_tables).collect();
+    out.open_tables = left
+        .open_tables
+        .into_iter()
+        .chain(right.open_tables)
+        .collect();
     out
 }
 
 /// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the
 /// relation's order; columns of tables without DDL follow in order of first reference.
-pub fn referenced_columns<'e>(relation: &Relation, exprs: impl IntoIterator<Item = &'e Expr>, wildcard: bool) -> Vec<Column> {
+pub fn referenced_columns<'e>(
+    relation: &Relation,
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    wildcard: bool,
+) -> Vec<Column> {
     struct Names(Vec<(Option<String>, String)>);
     impl Visitor for Names {
         type Break = ();
         fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
             match expr {
                 Expr::Identifier(i) => self.0.push((None, i.value.clone())),
-                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
-                    self.0.push((Some(parts[parts.len() - 2].value.clone()), parts[parts.len() - 1].value.clone()))
-                }
+                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => self.0.push((
+                    Some(parts[parts.len() - 2].value.clone()),
+                    parts[parts.len() - 1].value.clone(),
+                )),
                 _ => {}
             }
             ControlFlow::Continue(())
@@ -492,14 +734,25 @@ pub fn referenced_columns<'e>(relation: &Relation, exprs: impl IntoIterator<Item
     }
     let mut out: Vec<Column> = Vec::new();
     for column in &relation.columns {
-        let used = wildcard || names.0.iter().any(|(q, n)| *n == column.name && (q.is_none() || q.as_deref() == column.qualifier.as_deref()));
+        let used = wildcard
+            || names.0.iter().any(|(q, n)| {
+                *n == column.name && (q.is_none() || q.as_deref() == column.qualifier.as_deref())
+            });
         if used && !out.iter().any(|c| c.expr == column.expr) {
             out.push(column.clone());
         }
     }
     for (q, table) in &relation.open_tables {
         if wildcard {
-            out.push(Column { name: "*".into(), qualifier: q.clone(), expr: CExpr::AllColumns { table: table.clone() }, time: None, span: ByteSpan::default() });
+            out.push(Column {
+                name: "*".into(),
+                qualifier: q.clone(),
+                expr: CExpr::AllColumns {
+                    table: table.clone(),
+                },
+                time: None,
+                span: ByteSpan::default(),
+            });
             continue;
         }
         for (_, name) in &names.0 {

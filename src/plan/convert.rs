@@ -10,8 +10,8 @@ use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::Language;
 use sqlparser::ast::{
-    BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
-    Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
+    BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Ident, Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -52,7 +52,14 @@ pub struct Converter<'a> {
 
 impl<'a> Converter<'a> {
     pub fn new(catalog: &'a Catalog, file: &'a SourceFile, notes: &'a mut Notes) -> Self {
-        Converter { catalog, file, notes, aggregates: None, qualify_display: false, group_keys: Vec::new() }
+        Converter {
+            catalog,
+            file,
+            notes,
+            aggregates: None,
+            qualify_display: false,
+            group_keys: Vec::new(),
+        }
     }
 
     pub fn span(&self, expr: &impl Spanned) -> ByteSpan {
@@ -72,14 +79,23 @@ impl<'a> Converter<'a> {
         };
         match rel.resolve(qualifier, name) {
             Resolved::Column(c) | Resolved::Beneath(c, _) => Ok(c),
-            Resolved::Ambiguous => Err(self.error(span, format!("column `{name}` is ambiguous here: qualify it with its table"))),
+            Resolved::Ambiguous => Err(self.error(
+                span,
+                format!("column `{name}` is ambiguous here: qualify it with its table"),
+            )),
             Resolved::Missing => self.column_beneath(rel, qualifier, name, span),
         }
     }
 
     /// A reference the FROM item does not provide, resolved as the author evidently meant when
     /// exactly one table beneath has it (the documentation's examples do this); Flink rejects it.
-    fn column_beneath(&mut self, rel: &Relation, qualifier: Option<&str>, name: &str, span: ByteSpan) -> Result<Column> {
+    fn column_beneath(
+        &mut self,
+        rel: &Relation,
+        qualifier: Option<&str>,
+        name: &str,
+        span: ByteSpan,
+    ) -> Result<Column> {
         let candidates: Vec<&String> = rel
             .base_tables
             .iter()
@@ -90,7 +106,9 @@ impl<'a> Converter<'a> {
             .collect();
         if let [table] = candidates.as_slice() {
             let column = match self.catalog.tables.get(*table) {
-                Some(t) => super::builder::table_columns(self, t, None)?.into_iter().find(|c| c.name == name),
+                Some(t) => super::builder::table_columns(self, t, None)?
+                    .into_iter()
+                    .find(|c| c.name == name),
                 None => Some(super::scope::open_column(None, table, name)),
             };
             if let Some(column) = column {
@@ -110,22 +128,41 @@ impl<'a> Converter<'a> {
         };
         let known: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
         let hint = crate::catalog::config::edit_distance;
-        let nearest = known.iter().filter(|k| hint(k, name) <= 2 || k.eq_ignore_ascii_case(name)).min_by_key(|k| hint(k, name));
+        let nearest = known
+            .iter()
+            .filter(|k| hint(k, name) <= 2 || k.eq_ignore_ascii_case(name))
+            .min_by_key(|k| hint(k, name));
         let help = match nearest {
-            Some(n) => Some(format!("did you mean `{n}`? (identifiers are case-sensitive in Flink)")),
+            Some(n) => Some(format!(
+                "did you mean `{n}`? (identifiers are case-sensitive in Flink)"
+            )),
             None if !known.is_empty() => Some(format!("available here: {}", known.join(", "))),
             None => None,
         };
-        Err(Error::located("sql", self.file, span, format!("unknown column `{shown}`"), "not found in the FROM clause", help))
+        Err(Error::located(
+            "sql",
+            self.file,
+            span,
+            format!("unknown column `{shown}`"),
+            "not found in the FROM clause",
+            help,
+        ))
     }
 
     pub fn expr(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
         Ok(match expr {
-            Expr::Identifier(ident) => self.column(rel, std::slice::from_ref(ident), self.span(expr))?.expr,
+            Expr::Identifier(ident) => {
+                self.column(rel, std::slice::from_ref(ident), self.span(expr))?
+                    .expr
+            }
             Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
             Expr::Nested(inner) => self.expr(rel, inner)?,
             Expr::Value(v) => CExpr::Literal(literal(&v.value)),
-            Expr::TypedString(t) => CExpr::Literal(format!("{} {}", t.data_type.to_string().to_uppercase(), literal(&t.value.value))),
+            Expr::TypedString(t) => CExpr::Literal(format!(
+                "{} {}",
+                t.data_type.to_string().to_uppercase(),
+                literal(&t.value.value)
+            )),
             Expr::Interval(interval) => match interval_value(interval) {
                 Ok((millis, months)) => CExpr::Interval { millis, months },
                 Err(message) => return Err(self.error(self.span(expr), message)),
@@ -135,22 +172,47 @@ impl<'a> Converter<'a> {
                     BinaryOperator::NotEq => "<>".to_string(),
                     other => other.to_string().to_uppercase(),
                 };
-                CExpr::Binary { op, left: Box::new(self.expr(rel, left)?), right: Box::new(self.expr(rel, right)?) }
+                CExpr::Binary {
+                    op,
+                    left: Box::new(self.expr(rel, left)?),
+                    right: Box::new(self.expr(rel, right)?),
+                }
             }
             Expr::UnaryOp { op, expr: inner } => {
                 let value = self.expr(rel, inner)?;
                 match (op, &value) {
-                    (UnaryOperator::Minus, CExpr::Literal(text)) if !text.starts_with('-') && !text.starts_with('\'') => {
+                    (UnaryOperator::Minus, CExpr::Literal(text))
+                        if !text.starts_with('-') && !text.starts_with('\'') =>
+                    {
                         CExpr::Literal(format!("-{text}"))
                     }
-                    (UnaryOperator::Minus, CExpr::Interval { millis, months }) => CExpr::Interval { millis: -millis, months: -months },
+                    (UnaryOperator::Minus, CExpr::Interval { millis, months }) => CExpr::Interval {
+                        millis: -millis,
+                        months: -months,
+                    },
                     (UnaryOperator::Plus, _) => value,
-                    _ => CExpr::Unary { op: op.to_string().to_uppercase(), operand: Box::new(value) },
+                    _ => CExpr::Unary {
+                        op: op.to_string().to_uppercase(),
+                        operand: Box::new(value),
+                    },
                 }
             }
-            Expr::Cast { kind, expr: inner, data_type, .. } => {
-                let name = format!("{kind:?}").to_uppercase().replace("DOUBLECOLON", "CAST");
-                CExpr::Call { name, args: vec![self.expr(rel, inner)?, CExpr::Literal(data_type.to_string().to_uppercase())] }
+            Expr::Cast {
+                kind,
+                expr: inner,
+                data_type,
+                ..
+            } => {
+                let name = format!("{kind:?}")
+                    .to_uppercase()
+                    .replace("DOUBLECOLON", "CAST");
+                CExpr::Call {
+                    name,
+                    args: vec![
+                        self.expr(rel, inner)?,
+                        CExpr::Literal(data_type.to_string().to_uppercase()),
+                    ],
+                }
             }
             Expr::IsNull(e) => self.unary_call(rel, "IS NULL", e)?,
             Expr::IsNotNull(e) => self.unary_call(rel, "IS NOT NULL", e)?,
@@ -158,23 +220,50 @@ impl<'a> Converter<'a> {
             Expr::IsFalse(e) => self.unary_call(rel, "IS FALSE", e)?,
             Expr::IsNotTrue(e) => self.unary_call(rel, "IS NOT TRUE", e)?,
             Expr::IsNotFalse(e) => self.unary_call(rel, "IS NOT FALSE", e)?,
-            Expr::Between { expr: e, negated, low, high } => CExpr::Call {
+            Expr::Between {
+                expr: e,
+                negated,
+                low,
+                high,
+            } => CExpr::Call {
                 name: if *negated { "NOT BETWEEN" } else { "BETWEEN" }.into(),
-                args: vec![self.expr(rel, e)?, self.expr(rel, low)?, self.expr(rel, high)?],
+                args: vec![
+                    self.expr(rel, e)?,
+                    self.expr(rel, low)?,
+                    self.expr(rel, high)?,
+                ],
             },
-            Expr::In { expr: e, target: sqlparser::ast::InTarget::List(list), negated, .. } => {
+            Expr::In {
+                expr: e,
+                target: sqlparser::ast::InTarget::List(list),
+                negated,
+                ..
+            } => {
                 let mut args = vec![self.expr(rel, e)?];
                 for item in list {
                     args.push(self.expr(rel, item)?);
                 }
-                CExpr::Call { name: if *negated { "NOT IN" } else { "IN" }.into(), args }
+                CExpr::Call {
+                    name: if *negated { "NOT IN" } else { "IN" }.into(),
+                    args,
+                }
             }
-            Expr::Like { negated, expr: e, pattern, .. } => CExpr::Binary {
+            Expr::Like {
+                negated,
+                expr: e,
+                pattern,
+                ..
+            } => CExpr::Binary {
                 op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
                 left: Box::new(self.expr(rel, e)?),
                 right: Box::new(self.expr(rel, pattern)?),
             },
-            Expr::Substring { expr: e, substring_from, substring_for, .. } => {
+            Expr::Substring {
+                expr: e,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.expr(rel, e)?];
                 if let Some(from) = substring_from {
                     args.push(self.expr(rel, from)?);
@@ -182,9 +271,17 @@ impl<'a> Converter<'a> {
                 if let Some(len) = substring_for {
                     args.push(self.expr(rel, len)?);
                 }
-                CExpr::Call { name: "SUBSTRING".into(), args }
+                CExpr::Call {
+                    name: "SUBSTRING".into(),
+                    args,
+                }
             }
-            Expr::Case { operand, conditions, else_result, .. } => {
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let mut args = Vec::new();
                 if let Some(operand) = operand {
                     args.push(self.expr(rel, operand)?);
@@ -196,22 +293,41 @@ impl<'a> Converter<'a> {
                 if let Some(other) = else_result {
                     args.push(self.expr(rel, other)?);
                 }
-                CExpr::Call { name: if operand.is_some() { "CASE_SIMPLE" } else { "CASE" }.into(), args }
+                CExpr::Call {
+                    name: if operand.is_some() {
+                        "CASE_SIMPLE"
+                    } else {
+                        "CASE"
+                    }
+                    .into(),
+                    args,
+                }
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { target: sqlparser::ast::InTarget::Subquery(_), .. } => {
+            Expr::Subquery(_)
+            | Expr::Exists { .. }
+            | Expr::In {
+                target: sqlparser::ast::InTarget::Subquery(_),
+                ..
+            } => {
                 self.notes.warn(
                     "a subquery inside an expression is compared as text; a change inside it is reported as a change of the expression",
                     Some(self.span(expr)),
                 );
-                CExpr::Opaque { text: expr.to_string(), args: Vec::new() }
+                CExpr::Opaque {
+                    text: expr.to_string(),
+                    args: Vec::new(),
+                }
             }
             other => self.opaque(rel, other)?,
         })
     }
 
     fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
-        Ok(CExpr::Call { name: name.into(), args: vec![self.expr(rel, e)?] })
+        Ok(CExpr::Call {
+            name: name.into(),
+            args: vec![self.expr(rel, e)?],
+        })
     }
 
     /// Any other construct: its text with each column reference resolved.
@@ -224,7 +340,8 @@ impl<'a> Converter<'a> {
             fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
                 if matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
                     let index = self.found.len();
-                    let original = std::mem::replace(expr, Expr::Identifier(Ident::new(format!("$${index}"))));
+                    let original =
+                        std::mem::replace(expr, Expr::Identifier(Ident::new(format!("$${index}"))));
                     self.found.push(original);
                 }
                 ControlFlow::Continue(())
@@ -237,10 +354,17 @@ impl<'a> Converter<'a> {
         for found in &visitor.found {
             args.push(self.expr(rel, found)?);
         }
-        Ok(CExpr::Opaque { text: copy.to_string(), args })
+        Ok(CExpr::Opaque {
+            text: copy.to_string(),
+            args,
+        })
     }
 
-    pub fn function_args(&mut self, rel: &Relation, function: &Function) -> Result<(Vec<CExpr>, bool)> {
+    pub fn function_args(
+        &mut self,
+        rel: &Relation,
+        function: &Function,
+    ) -> Result<(Vec<CExpr>, bool)> {
         let mut out = Vec::new();
         let mut distinct = false;
         if let FunctionArguments::List(list) = &function.args {
@@ -253,16 +377,25 @@ impl<'a> Converter<'a> {
                 };
                 let value = match arg {
                     FunctionArgExpr::Expr(e) => self.expr(rel, e)?,
-                    FunctionArgExpr::Wildcard | FunctionArgExpr::WildcardWithOptions(_) => CExpr::Literal("*".into()),
+                    FunctionArgExpr::Wildcard | FunctionArgExpr::WildcardWithOptions(_) => {
+                        CExpr::Literal("*".into())
+                    }
                     FunctionArgExpr::QualifiedWildcard(n) => CExpr::Literal(format!("{n}.*")),
                 };
                 out.push(match name {
-                    Some(name) => CExpr::Binary { op: "=>".into(), left: Box::new(CExpr::Literal(name)), right: Box::new(value) },
+                    Some(name) => CExpr::Binary {
+                        op: "=>".into(),
+                        left: Box::new(CExpr::Literal(name)),
+                        right: Box::new(value),
+                    },
                     None => value,
                 });
             }
         } else if let FunctionArguments::Subquery(_) = &function.args {
-            out.push(CExpr::Opaque { text: function.args.to_string(), args: vec![] });
+            out.push(CExpr::Opaque {
+                text: function.args.to_string(),
+                args: vec![],
+            });
         }
         Ok((out, distinct))
     }
@@ -295,7 +428,11 @@ impl<'a> Converter<'a> {
         }
         let builtin_aggregate = is_builtin_aggregate(&name);
         let collected_before = self.aggregates.as_ref().map(Vec::len);
-        let saved = if builtin_aggregate { self.aggregates.take() } else { None };
+        let saved = if builtin_aggregate {
+            self.aggregates.take()
+        } else {
+            None
+        };
         let converted = self.function_args(rel, function);
         if builtin_aggregate {
             self.aggregates = saved;
@@ -306,14 +443,24 @@ impl<'a> Converter<'a> {
             None => None,
         };
         let origin = self.origin_of(&name);
-        let on_keys_only = |c: &CExpr| matches!(c, CExpr::Literal(_) | CExpr::Interval { .. }) || self.group_keys.contains(&c.canonical());
-        let is_window_property = super::functions::window_property(&name).is_some() || super::functions::GroupWindowKind::from_name(&name).is_some();
+        let on_keys_only = |c: &CExpr| {
+            matches!(c, CExpr::Literal(_) | CExpr::Interval { .. })
+                || self.group_keys.contains(&c.canonical())
+        };
+        let is_window_property = super::functions::window_property(&name).is_some()
+            || super::functions::GroupWindowKind::from_name(&name).is_some();
         let is_aggregate = self.aggregates.is_some()
             && !is_window_property
             && (builtin_aggregate
                 || (origin != FunctionOrigin::Builtin
                     && !args.is_empty()
-                    && !self.group_keys.contains(&CExpr::Call { name: name.clone(), args: args.clone() }.canonical())
+                    && !self.group_keys.contains(
+                        &CExpr::Call {
+                            name: name.clone(),
+                            args: args.clone(),
+                        }
+                        .canonical(),
+                    )
                     && !args.iter().all(on_keys_only)));
         if is_aggregate && !builtin_aggregate {
             if let (Some(aggregates), Some(before)) = (&mut self.aggregates, collected_before) {
@@ -326,7 +473,10 @@ impl<'a> Converter<'a> {
         if distinct {
             text.push_str("DISTINCT ");
         }
-        let call = CExpr::Call { name: name.clone(), args: args.clone() };
+        let call = CExpr::Call {
+            name: name.clone(),
+            args: args.clone(),
+        };
         let inner_canonical = call.canonical();
         let inner_display = call.display(self.qualify_display);
         let strip = |s: &str| s[name.len() + 1..].to_string();
@@ -334,7 +484,10 @@ impl<'a> Converter<'a> {
         let mut display = format!("{text}{}", strip(&inner_display));
         if let Some(filter) = &filter {
             canonical.push_str(&format!(" FILTER (WHERE {})", filter.canonical()));
-            display.push_str(&format!(" FILTER (WHERE {})", filter.display(self.qualify_display)));
+            display.push_str(&format!(
+                " FILTER (WHERE {})",
+                filter.display(self.qualify_display)
+            ));
         }
         if is_aggregate && origin == FunctionOrigin::Undeclared {
             self.notes.warn(
@@ -343,7 +496,15 @@ impl<'a> Converter<'a> {
             );
         }
         if is_aggregate {
-            let call = AggCall { canonical: canonical.clone(), display, name: name.clone(), distinct, origin, span, args };
+            let call = AggCall {
+                canonical: canonical.clone(),
+                display,
+                name: name.clone(),
+                distinct,
+                origin,
+                span,
+                args,
+            };
             if let Some(aggregates) = &mut self.aggregates {
                 if !aggregates.iter().any(|a| a.canonical == canonical) {
                     aggregates.push(call);

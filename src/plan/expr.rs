@@ -6,25 +6,49 @@ use std::fmt::{self, Write};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CExpr {
     /// A column of a source table (a computed column is inlined as its expression).
-    Column { table: String, column: String },
+    Column {
+        table: String,
+        column: String,
+    },
     /// Every column of a table whose columns are not declared (`SELECT *` on a bare table).
-    AllColumns { table: String },
+    AllColumns {
+        table: String,
+    },
     /// A value produced by an upstream stateful operator, described canonically.
     Derived(String),
     Literal(String),
     /// A day-time interval in milliseconds, or a year-month interval in months.
-    Interval { millis: i128, months: i128 },
-    Call { name: String, args: Vec<CExpr> },
+    Interval {
+        millis: i128,
+        months: i128,
+    },
+    Call {
+        name: String,
+        args: Vec<CExpr>,
+    },
     /// `l op r` for arithmetic, comparison and logic operators.
-    Binary { op: String, left: Box<CExpr>, right: Box<CExpr> },
-    Unary { op: String, operand: Box<CExpr> },
+    Binary {
+        op: String,
+        left: Box<CExpr>,
+        right: Box<CExpr>,
+    },
+    Unary {
+        op: String,
+        operand: Box<CExpr>,
+    },
     /// A construct kept as text, its column references replaced by `$n` and resolved in `args`.
-    Opaque { text: String, args: Vec<CExpr> },
+    Opaque {
+        text: String,
+        args: Vec<CExpr>,
+    },
 }
 
 impl CExpr {
     pub fn call(name: &str, args: Vec<CExpr>) -> CExpr {
-        CExpr::Call { name: name.to_uppercase(), args }
+        CExpr::Call {
+            name: name.to_uppercase(),
+            args,
+        }
     }
 
     /// The canonical text: equal texts mean equal computations.
@@ -49,7 +73,9 @@ impl CExpr {
                     out.push(table.clone())
                 }
             }
-            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => args.iter().for_each(|a| a.tables(out)),
+            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+                args.iter().for_each(|a| a.tables(out))
+            }
             CExpr::Binary { left, right, .. } => {
                 left.tables(out);
                 right.tables(out);
@@ -144,7 +170,10 @@ fn write_operand(expr: &CExpr, out: &mut String, qualify: bool) {
 }
 
 fn ident(name: &str) -> String {
-    let plain = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_alphanumeric() || c == '_');
     if plain {
         name.to_string()
@@ -188,13 +217,24 @@ mod tests {
     use super::*;
 
     fn col(c: &str) -> CExpr {
-        CExpr::Column { table: "T".into(), column: c.into() }
+        CExpr::Column {
+            table: "T".into(),
+            column: c.into(),
+        }
     }
 
     #[test]
     fn renders_nested_operators_unambiguously() {
-        let sum = CExpr::Binary { op: "+".into(), left: Box::new(col("a")), right: Box::new(col("b")) };
-        let product = CExpr::Binary { op: "*".into(), left: Box::new(sum), right: Box::new(col("c")) };
+        let sum = CExpr::Binary {
+            op: "+".into(),
+            left: Box::new(col("a")),
+            right: Box::new(col("b")),
+        };
+        let product = CExpr::Binary {
+            op: "*".into(),
+            left: Box::new(sum),
+            right: Box::new(col("c")),
+        };
         assert_eq!(product.display(false), "(a + b) * c");
         assert_eq!(product.canonical(), "(T.a + T.b) * T.c");
     }
@@ -209,7 +249,10 @@ mod tests {
 
     #[test]
     fn opaque_text_substitutes_its_arguments() {
-        let e = CExpr::Opaque { text: "JSON_VALUE($$0, '$.a')".into(), args: vec![col("c")] };
+        let e = CExpr::Opaque {
+            text: "JSON_VALUE($$0, '$.a')".into(),
+            args: vec![col("c")],
+        };
         assert_eq!(e.display(false), "JSON_VALUE(c, '$.a')");
     }
 }

@@ -2,15 +2,49 @@
 
 /// Flink's built-in aggregate functions (names uppercased).
 pub const BUILTIN_AGGREGATES: &[&str] = &[
-    "COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE",
-    "VAR_POP", "VAR_SAMP", "COLLECT", "LISTAGG", "FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG",
-    "JSON_OBJECTAGG", "JSON_ARRAYAGG", "SINGLE_VALUE", "APPROX_COUNT_DISTINCT", "BIT_AND",
-    "BIT_OR", "BIT_XOR", "BOOL_AND", "BOOL_OR", "EVERY", "SOME", "ANY_VALUE", "MODE", "PERCENTILE",
+    "COUNT",
+    "SUM",
+    "SUM0",
+    "MIN",
+    "MAX",
+    "AVG",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+    "COLLECT",
+    "LISTAGG",
+    "FIRST_VALUE",
+    "LAST_VALUE",
+    "ARRAY_AGG",
+    "JSON_OBJECTAGG",
+    "JSON_ARRAYAGG",
+    "SINGLE_VALUE",
+    "APPROX_COUNT_DISTINCT",
+    "BIT_AND",
+    "BIT_OR",
+    "BIT_XOR",
+    "BOOL_AND",
+    "BOOL_OR",
+    "EVERY",
+    "SOME",
+    "ANY_VALUE",
+    "MODE",
+    "PERCENTILE",
 ];
 
 /// Functions only valid with OVER (ranking and offset functions).
 pub const WINDOW_ONLY_FUNCTIONS: &[&str] = &[
-    "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD",
+    "ROW_NUMBER",
+    "RANK",
+    "DENSE_RANK",
+    "PERCENT_RANK",
+    "CUME_DIST",
+    "NTILE",
+    "LAG",
+    "LEAD",
 ];
 
 pub fn is_builtin_aggregate(name: &str) -> bool {

@@ -4,15 +4,21 @@ use sqlparser::ast::{DateTimeField, Expr, Interval, UnaryOperator, Value};
 
 /// Milliseconds (day-time) and months (year-month) of an interval literal, or why not.
 pub fn interval_value(interval: &Interval) -> Result<(i128, i128), String> {
-    let (text, negative) = literal_text(&interval.value).ok_or_else(|| {
-        format!("the interval value `{}` is not a literal", interval.value)
-    })?;
-    let field = interval.leading_field.clone().unwrap_or(DateTimeField::Second);
+    let (text, negative) = literal_text(&interval.value)
+        .ok_or_else(|| format!("the interval value `{}` is not a literal", interval.value))?;
+    let field = interval
+        .leading_field
+        .clone()
+        .unwrap_or(DateTimeField::Second);
     let value = match &interval.last_field {
         None => single(&text, &field)?,
         Some(last) => ranged(&text, &field, last)?,
     };
-    Ok(if negative { (-value.0, -value.1) } else { value })
+    Ok(if negative {
+        (-value.0, -value.1)
+    } else {
+        value
+    })
 }
 
 fn literal_text(expr: &Expr) -> Option<(String, bool)> {
@@ -27,7 +33,10 @@ fn literal_text(expr: &Expr) -> Option<(String, bool)> {
             }
             _ => None,
         },
-        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => literal_text(expr).map(|(t, n)| (t, !n)),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => literal_text(expr).map(|(t, n)| (t, !n)),
         _ => None,
     }
 }
@@ -59,8 +68,14 @@ fn scaled(text: &str, unit: i128) -> Result<i128, String> {
     if whole.is_empty() && fraction.is_empty() {
         return Err(bad());
     }
-    let whole: i128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| bad())? };
-    let mut value = whole.checked_mul(unit).ok_or_else(|| "the interval is too large".to_string())?;
+    let whole: i128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let mut value = whole
+        .checked_mul(unit)
+        .ok_or_else(|| "the interval is too large".to_string())?;
     if !fraction.is_empty() {
         if !fraction.chars().all(|c| c.is_ascii_digit()) || fraction.len() > 9 {
             return Err(bad());
@@ -76,14 +91,17 @@ fn single(text: &str, field: &DateTimeField) -> Result<(i128, i128), String> {
     if let Some(months) = unit_months(field) {
         return Ok((0, scaled(text, months)?));
     }
-    let unit = unit_millis(field).ok_or_else(|| format!("the interval unit {field} is not supported"))?;
+    let unit =
+        unit_millis(field).ok_or_else(|| format!("the interval unit {field} is not supported"))?;
     Ok((scaled(text, unit)?, 0))
 }
 
 /// `INTERVAL '1 02:03' DAY TO MINUTE`, `INTERVAL '1-6' YEAR TO MONTH`.
 fn ranged(text: &str, first: &DateTimeField, last: &DateTimeField) -> Result<(i128, i128), String> {
     if unit_months(first).is_some() {
-        let (years, months) = text.split_once('-').ok_or_else(|| format!("`{text}` is not YEAR TO MONTH"))?;
+        let (years, months) = text
+            .split_once('-')
+            .ok_or_else(|| format!("`{text}` is not YEAR TO MONTH"))?;
         return Ok((0, scaled(years, 12)? + scaled(months, 1)?));
     }
     let order = [
@@ -94,7 +112,9 @@ fn ranged(text: &str, first: &DateTimeField, last: &DateTimeField) -> Result<(i1
     ];
     let position = |f: &DateTimeField| order.iter().position(|o| unit_millis(o) == unit_millis(f));
     let (Some(start), Some(end)) = (position(first), position(last)) else {
-        return Err(format!("the interval range {first} TO {last} is not supported"));
+        return Err(format!(
+            "the interval range {first} TO {last} is not supported"
+        ));
     };
     let parts: Vec<&str> = text.split([' ', ':']).filter(|p| !p.is_empty()).collect();
     if end < start || parts.len() != end - start + 1 {
@@ -115,7 +135,10 @@ mod tests {
 
     fn value(sql: &str) -> (i128, i128) {
         let dialect = FlinkDialect;
-        let expr = Parser::new(&dialect).try_with_sql(sql).and_then(|mut p| p.parse_expr()).expect("parses");
+        let expr = Parser::new(&dialect)
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_expr())
+            .expect("parses");
         match expr {
             Expr::Interval(i) => interval_value(&i).expect("valid"),
             other => panic!("not an interval: {other}"),

@@ -97,7 +97,10 @@ impl Operator {
     }
 
     pub fn display_of(&self, canonical: &str) -> String {
-        self.display.get(canonical).cloned().unwrap_or_else(|| canonical.to_string())
+        self.display
+            .get(canonical)
+            .cloned()
+            .unwrap_or_else(|| canonical.to_string())
     }
 
     /// A short label: the kind and, when there is one, the first facts that identify it.

@@ -13,8 +13,8 @@ use crate::error::{Error, Result};
 use crate::source::ByteSpan;
 use serde_json::{json, Value};
 use sqlparser::ast::{
-    Expr, Function, NamedWindowDefinition, NamedWindowExpr, OrderBySort, Select, SelectItem, Visit, Visitor, WindowFrameBound,
-    WindowFrameUnits, WindowSpec, WindowType,
+    Expr, Function, NamedWindowDefinition, NamedWindowExpr, OrderBySort, Select, SelectItem, Visit,
+    Visitor, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
 };
 use std::ops::ControlFlow;
 
@@ -44,22 +44,44 @@ fn item_expr(item: &SelectItem) -> Option<&Expr> {
 }
 
 pub fn has_over(select: &Select) -> bool {
-    select.projection.iter().filter_map(item_expr).any(|e| !over_calls(e).is_empty())
+    select
+        .projection
+        .iter()
+        .filter_map(item_expr)
+        .any(|e| !over_calls(e).is_empty())
 }
 
 /// The definition of a named window (`WINDOW w AS (...)`), following references.
-pub fn named_spec(b: &Builder, named: &[NamedWindowDefinition], name: &sqlparser::ast::Ident, span: ByteSpan) -> Result<WindowSpec> {
+pub fn named_spec(
+    b: &Builder,
+    named: &[NamedWindowDefinition],
+    name: &sqlparser::ast::Ident,
+    span: ByteSpan,
+) -> Result<WindowSpec> {
     let mut current = name.clone();
     for _ in 0..=named.len() {
-        let Some(NamedWindowDefinition(_, expr)) = named.iter().find(|d| d.0.value == current.value) else {
-            return Err(Error::sql(b.file, span, format!("window `{}` is not defined in a WINDOW clause", current.value)));
+        let Some(NamedWindowDefinition(_, expr)) =
+            named.iter().find(|d| d.0.value == current.value)
+        else {
+            return Err(Error::sql(
+                b.file,
+                span,
+                format!(
+                    "window `{}` is not defined in a WINDOW clause",
+                    current.value
+                ),
+            ));
         };
         match expr {
             NamedWindowExpr::WindowSpec(spec) => return Ok(spec.clone()),
             NamedWindowExpr::NamedWindow(next) => current = next.clone(),
         }
     }
-    Err(Error::sql(b.file, span, format!("window `{}` refers to itself", name.value)))
+    Err(Error::sql(
+        b.file,
+        span,
+        format!("window `{}` refers to itself", name.value),
+    ))
 }
 
 /// The frame of an OVER window, canonical: kind and preceding bound (rows or milliseconds).
@@ -72,15 +94,31 @@ struct Frame {
 fn frame_of(b: &Builder, spec: &WindowSpec, span: ByteSpan) -> Result<Frame> {
     let Some(frame) = &spec.window_frame else {
         // Flink's default with an ORDER BY: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
-        return Ok(Frame { units: "range", preceding: json!("unbounded") });
+        return Ok(Frame {
+            units: "range",
+            preceding: json!("unbounded"),
+        });
     };
     let units = match frame.units {
         WindowFrameUnits::Rows => "rows",
         WindowFrameUnits::Range => "range",
-        WindowFrameUnits::Groups => return Err(Error::sql(b.file, span, "GROUPS frames are not supported by Flink")),
+        WindowFrameUnits::Groups => {
+            return Err(Error::sql(
+                b.file,
+                span,
+                "GROUPS frames are not supported by Flink",
+            ))
+        }
     };
     if !matches!(frame.end_bound, None | Some(WindowFrameBound::CurrentRow)) {
-        return Err(Error::located("sql", b.file, span, "an OVER window must end at CURRENT ROW in Flink", "frame here", Some("use `... PRECEDING AND CURRENT ROW`".into())));
+        return Err(Error::located(
+            "sql",
+            b.file,
+            span,
+            "an OVER window must end at CURRENT ROW in Flink",
+            "frame here",
+            Some("use `... PRECEDING AND CURRENT ROW`".into()),
+        ));
     }
     let preceding = match &frame.start_bound {
         WindowFrameBound::Preceding(None) => json!("unbounded"),
@@ -88,20 +126,40 @@ fn frame_of(b: &Builder, spec: &WindowSpec, span: ByteSpan) -> Result<Frame> {
         WindowFrameBound::Preceding(Some(bound)) => match (units, bound.as_ref()) {
             ("rows", Expr::Value(v)) => match v.value.to_string().parse::<u64>() {
                 Ok(n) => json!(n),
-                Err(_) => return Err(Error::sql(b.file, span, format!("ROWS needs a row count, found `{bound}`"))),
+                Err(_) => {
+                    return Err(Error::sql(
+                        b.file,
+                        span,
+                        format!("ROWS needs a row count, found `{bound}`"),
+                    ))
+                }
             },
             ("range", Expr::Interval(interval)) => {
-                let (millis, months) = interval_value(interval).map_err(|m| Error::sql(b.file, span, m))?;
+                let (millis, months) =
+                    interval_value(interval).map_err(|m| Error::sql(b.file, span, m))?;
                 if months != 0 {
                     return Err(Error::sql(b.file, span, "RANGE takes a day-time interval"));
                 }
                 json!(millis)
             }
             ("range", Expr::Value(v)) => json!(format!("value:{}", v.value)),
-            _ => return Err(Error::sql(b.file, span, format!("unsupported frame bound `{bound}`"))),
+            _ => {
+                return Err(Error::sql(
+                    b.file,
+                    span,
+                    format!("unsupported frame bound `{bound}`"),
+                ))
+            }
         },
         WindowFrameBound::Following(_) => {
-            return Err(Error::located("sql", b.file, span, "an OVER window cannot start after the current row", "frame here", None))
+            return Err(Error::located(
+                "sql",
+                b.file,
+                span,
+                "an OVER window cannot start after the current row",
+                "frame here",
+                None,
+            ))
         }
     };
     Ok(Frame { units, preceding })
@@ -118,7 +176,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             }));
         }
     }
-    let ranking: Vec<&(Function, ByteSpan)> = calls.iter().filter(|(f, _)| rank::rank_column(f)).collect();
+    let ranking: Vec<&(Function, ByteSpan)> =
+        calls.iter().filter(|(f, _)| rank::rank_column(f)).collect();
     if !ranking.is_empty() {
         return ranking_select(b, select, input);
     }
@@ -127,7 +186,13 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     for (f, s) in &calls {
         let spec = match &f.over {
             Some(WindowType::WindowSpec(spec)) => match &spec.window_name {
-                Some(base) if spec.partition_by.is_empty() && spec.order_by.is_empty() && spec.window_frame.is_none() => named_spec(b, &select.named_window, base, *s)?,
+                Some(base)
+                    if spec.partition_by.is_empty()
+                        && spec.order_by.is_empty()
+                        && spec.window_frame.is_none() =>
+                {
+                    named_spec(b, &select.named_window, base, *s)?
+                }
                 _ => spec.clone(),
             },
             Some(WindowType::NamedWindow(name)) => named_spec(b, &select.named_window, name, *s)?,
@@ -143,27 +208,57 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         partition.push(b.converter().expr(&input, expr)?);
     }
     if spec.order_by.len() != 1 {
-        return Err(Error::located("sql", b.file, spec_span, "an OVER window needs exactly one ORDER BY column (a time attribute)", "window here", None));
+        return Err(Error::located(
+            "sql",
+            b.file,
+            spec_span,
+            "an OVER window needs exactly one ORDER BY column (a time attribute)",
+            "window here",
+            None,
+        ));
     }
     let order_expr = &spec.order_by[0];
     let order = b.converter().expr(&input, &order_expr.expr)?;
     let order_time = match &order_expr.expr {
-        Expr::Identifier(i) => input.resolve(None, &i.value).into_column().and_then(|c| c.time),
-        Expr::CompoundIdentifier(p) if p.len() >= 2 => input.resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value).into_column().and_then(|c| c.time),
+        Expr::Identifier(i) => input
+            .resolve(None, &i.value)
+            .into_column()
+            .and_then(|c| c.time),
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => input
+            .resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value)
+            .into_column()
+            .and_then(|c| c.time),
         _ => None,
     };
     let order_time = match (order_time, order.as_column()) {
         (Some(t), _) => Some(t),
         (None, Some((table, name))) if !b.catalog.tables.contains_key(table) => {
-            let kind = if name.eq_ignore_ascii_case("proctime") { TimeKind::Proctime } else { TimeKind::Rowtime };
-            b.notes.assume(format!("`{name}` of `{table}` (no DDL) is taken as a {} attribute", kind.name()), Some(b.span(&order_expr.expr)));
+            let kind = if name.eq_ignore_ascii_case("proctime") {
+                TimeKind::Proctime
+            } else {
+                TimeKind::Rowtime
+            };
+            b.notes.assume(
+                format!(
+                    "`{name}` of `{table}` (no DDL) is taken as a {} attribute",
+                    kind.name()
+                ),
+                Some(b.span(&order_expr.expr)),
+            );
             Some(kind)
         }
         _ => None,
     };
     let descending = matches!(order_expr.options.sort, Some(OrderBySort::Desc));
     if descending {
-        return Err(Error::located("sql", b.file, b.span(&order_expr.expr), "an OVER window must be ordered ascending by its time attribute", "descending here", None));
+        return Err(Error::located(
+            "sql",
+            b.file,
+            b.span(&order_expr.expr),
+            "an OVER window must be ordered ascending by its time attribute",
+            "descending here",
+            None,
+        ));
     }
     let frame = frame_of(b, &spec, spec_span)?;
     if order_time.is_none() && frame.preceding != json!("unbounded") {
@@ -171,14 +266,25 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             "sql",
             b.file,
             b.span(&order_expr.expr),
-            format!("`{}` is not a time attribute: a bounded OVER window must be ordered by one", order_expr.expr),
+            format!(
+                "`{}` is not a time attribute: a bounded OVER window must be ordered by one",
+                order_expr.expr
+            ),
             "not a time attribute",
             None,
         ));
     }
-    let canonical_spec = (partition.iter().map(CExpr::canonical).collect::<Vec<_>>(), order.canonical(), frame.clone());
+    let canonical_spec = (
+        partition.iter().map(CExpr::canonical).collect::<Vec<_>>(),
+        order.canonical(),
+        frame.clone(),
+    );
     for (other, other_span) in &specs[1..] {
-        let other_partition: Vec<String> = other.partition_by.iter().map(|e| b.converter().expr(&input, e).map(|c| c.canonical())).collect::<Result<_>>()?;
+        let other_partition: Vec<String> = other
+            .partition_by
+            .iter()
+            .map(|e| b.converter().expr(&input, e).map(|c| c.canonical()))
+            .collect::<Result<_>>()?;
         let other_order = match other.order_by.first() {
             Some(o) => b.converter().expr(&input, &o.expr)?.canonical(),
             None => String::new(),
@@ -199,10 +305,20 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     // The aggregates, and the output (input columns pass through).
     let qualify = input.base_tables.len() > 1;
     let mut aggregates: Vec<AggCall> = Vec::new();
-    let mut output = Relation { base_tables: input.base_tables.clone(), filters: input.filters.clone(), ..Default::default() };
+    let mut output = Relation {
+        base_tables: input.base_tables.clone(),
+        filters: input.filters.clone(),
+        ..Default::default()
+    };
     for (index, item) in select.projection.iter().enumerate() {
         let Some(expr) = item_expr(item) else {
-            let projected = b.project(&Select { projection: vec![item.clone()], ..select.clone() }, &input)?;
+            let projected = b.project(
+                &Select {
+                    projection: vec![item.clone()],
+                    ..select.clone()
+                },
+                &input,
+            )?;
             output.columns.extend(projected.columns);
             output.open_tables.extend(projected.open_tables);
             continue;
@@ -216,27 +332,60 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         };
         let value = over_expr(b, &input, expr, &mut aggregates, qualify)?;
         let time = match (expr, &value) {
-            (Expr::Identifier(_) | Expr::CompoundIdentifier(_), CExpr::Column { .. }) => {
-                input.columns.iter().find(|c| c.expr == value).and_then(|c| c.time)
-            }
+            (Expr::Identifier(_) | Expr::CompoundIdentifier(_), CExpr::Column { .. }) => input
+                .columns
+                .iter()
+                .find(|c| c.expr == value)
+                .and_then(|c| c.time),
             _ => None,
         };
-        output.columns.push(Column { name, qualifier: None, expr: value, time, span: b.span(expr) });
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: value,
+            time,
+            span: b.span(expr),
+        });
     }
 
     let mut exprs: Vec<&Expr> = select.projection.iter().filter_map(item_expr).collect();
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);
-    let wildcard = select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)));
-    let schema: Vec<String> = referenced_columns(&input, exprs, wildcard).iter().map(|c| c.expr.canonical()).collect();
+    let wildcard = select.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
+    let schema: Vec<String> = referenced_columns(&input, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
 
-    let mut op = Operator::new(OperatorKind::OverAggregate, "stream-exec-over-aggregate", spec_span);
+    let mut op = Operator::new(
+        OperatorKind::OverAggregate,
+        "stream-exec-over-aggregate",
+        spec_span,
+    );
     op.set("partition_keys", json!(canonical_spec.0));
     op.set("order", json!({"key": order.canonical(), "direction": "asc", "time_kind": order_time.map(TimeKind::name)}));
-    op.set("frame", json!({"units": frame.units, "preceding": frame.preceding}));
+    op.set(
+        "frame",
+        json!({"units": frame.units, "preceding": frame.preceding}),
+    );
     op.set("input_schema", json!(schema));
-    op.set("filters", json!(input.filters.iter().map(CExpr::canonical).collect::<Vec<_>>()));
-    let projection_span = select.projection.iter().fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
+    op.set(
+        "filters",
+        json!(input
+            .filters
+            .iter()
+            .map(CExpr::canonical)
+            .collect::<Vec<_>>()),
+    );
+    let projection_span = select
+        .projection
+        .iter()
+        .fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
     super::aggregate::set_aggregate_facts(&mut op, &aggregates, projection_span);
     for key in ["partition_keys", "order", "frame"] {
         op.fact_spans.insert(key.into(), spec_span);
@@ -249,14 +398,22 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         op.display.insert(p.canonical(), p.display(qualify));
     }
     for column in &input.columns {
-        op.display.entry(column.expr.canonical()).or_insert_with(|| column.expr.display(qualify));
+        op.display
+            .entry(column.expr.canonical())
+            .or_insert_with(|| column.expr.display(qualify));
     }
     b.operators.push(op);
     Ok(output)
 }
 
 /// Converts a SELECT item, turning each `agg(...) OVER w` into an aggregate of the operator.
-fn over_expr(b: &mut Builder, input: &Relation, expr: &Expr, aggregates: &mut Vec<AggCall>, qualify: bool) -> Result<CExpr> {
+fn over_expr(
+    b: &mut Builder,
+    input: &Relation,
+    expr: &Expr,
+    aggregates: &mut Vec<AggCall>,
+    qualify: bool,
+) -> Result<CExpr> {
     if let Expr::Function(f) = expr {
         if f.over.is_some() {
             let mut plain = f.clone();
@@ -267,12 +424,26 @@ fn over_expr(b: &mut Builder, input: &Relation, expr: &Expr, aggregates: &mut Ve
             let name = plain.name.to_string().to_uppercase();
             let (args, distinct) = conv.function_args(input, &plain)?;
             let origin = conv.origin_of(&name);
-            let call = CExpr::Call { name: name.clone(), args: args.clone() };
+            let call = CExpr::Call {
+                name: name.clone(),
+                args: args.clone(),
+            };
             let prefix = if distinct { "DISTINCT " } else { "" };
             let canonical = format!("{name}({prefix}{}", &call.canonical()[name.len() + 1..]);
-            let display = format!("{name}({prefix}{}", &call.display(qualify)[name.len() + 1..]);
+            let display = format!(
+                "{name}({prefix}{}",
+                &call.display(qualify)[name.len() + 1..]
+            );
             if !aggregates.iter().any(|a| a.canonical == canonical) {
-                aggregates.push(AggCall { canonical: canonical.clone(), display, name, distinct, origin, span, args });
+                aggregates.push(AggCall {
+                    canonical: canonical.clone(),
+                    display,
+                    name,
+                    distinct,
+                    origin,
+                    span,
+                    args,
+                });
             }
             return Ok(CExpr::Derived(format!("over:{canonical}")));
         }
@@ -285,14 +456,24 @@ fn over_expr(b: &mut Builder, input: &Relation, expr: &Expr, aggregates: &mut Ve
 
 /// A SELECT with `ROW_NUMBER() OVER (...) AS rk`: the rank column waits for the enclosing filter.
 fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<Relation> {
-    let mut output = Relation { base_tables: input.base_tables.clone(), filters: input.filters.clone(), ..Default::default() };
+    let mut output = Relation {
+        base_tables: input.base_tables.clone(),
+        filters: input.filters.clone(),
+        ..Default::default()
+    };
     let mut pending = None;
     for (index, item) in select.projection.iter().enumerate() {
         let (expr, name) = match item {
             SelectItem::UnnamedExpr(e) => (e, format!("EXPR${index}")),
             SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
             other => {
-                let projected = b.project(&Select { projection: vec![other.clone()], ..select.clone() }, &input)?;
+                let projected = b.project(
+                    &Select {
+                        projection: vec![other.clone()],
+                        ..select.clone()
+                    },
+                    &input,
+                )?;
                 output.columns.extend(projected.columns);
                 output.open_tables.extend(projected.open_tables);
                 continue;
@@ -301,21 +482,46 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
         if let Expr::Function(f) = expr {
             if f.over.is_some() && rank::rank_column(f) {
                 if pending.is_some() {
-                    return Err(Error::sql(b.file, b.span(expr), "only one ranking function per SELECT is supported"));
+                    return Err(Error::sql(
+                        b.file,
+                        b.span(expr),
+                        "only one ranking function per SELECT is supported",
+                    ));
                 }
-                pending = Some(rank::pending(b, &input, f, name.clone(), &select.named_window)?);
-                output.columns.push(rank::placeholder_column(name, b.span(expr), &f.name.to_string().to_uppercase()));
+                pending = Some(rank::pending(
+                    b,
+                    &input,
+                    f,
+                    name.clone(),
+                    &select.named_window,
+                )?);
+                output.columns.push(rank::placeholder_column(
+                    name,
+                    b.span(expr),
+                    &f.name.to_string().to_uppercase(),
+                ));
                 continue;
             }
         }
-        let projected = b.project(&Select { projection: vec![item.clone()], ..select.clone() }, &input)?;
+        let projected = b.project(
+            &Select {
+                projection: vec![item.clone()],
+                ..select.clone()
+            },
+            &input,
+        )?;
         output.columns.extend(projected.columns);
     }
     if let Some(mut p) = pending {
         p.input = input.columns.clone();
         p.input_open_tables = input.open_tables.iter().map(|(_, t)| t.clone()).collect();
         // What the enclosing query can read: this SELECT's output.
-        p.input = output.columns.iter().filter(|c| c.name != p.column).cloned().collect();
+        p.input = output
+            .columns
+            .iter()
+            .filter(|c| c.name != p.column)
+            .cloned()
+            .collect();
         p.input_open_tables = output.open_tables.iter().map(|(_, t)| t.clone()).collect();
         output.rank = Some(p);
     }

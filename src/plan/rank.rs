@@ -9,11 +9,15 @@ use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
 use crate::source::ByteSpan;
 use serde_json::json;
-use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, SelectItem, Value, WindowType};
+use sqlparser::ast::{
+    BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, SelectItem, Value, WindowType,
+};
 
 /// The range of ranks the enclosing filter keeps, `(min, max)`.
 fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
-    let Expr::BinaryOp { left, op, right } = expr else { return None };
+    let Expr::BinaryOp { left, op, right } = expr else {
+        return None;
+    };
     let is_rank = |e: &Expr| match e {
         Expr::Identifier(i) => i.value == column,
         Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == column),
@@ -50,7 +54,11 @@ fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
 
 fn conjuncts(expr: &Expr) -> Vec<&Expr> {
     match expr {
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
             let mut out = conjuncts(left);
             out.extend(conjuncts(right));
             out
@@ -61,12 +69,24 @@ fn conjuncts(expr: &Expr) -> Vec<&Expr> {
 }
 
 /// Records a ranking function found in a SELECT list, for the enclosing query to decide on.
-pub fn pending(b: &mut Builder, input: &Relation, function: &sqlparser::ast::Function, column: String, named: &[sqlparser::ast::NamedWindowDefinition]) -> Result<PendingRank> {
+pub fn pending(
+    b: &mut Builder,
+    input: &Relation,
+    function: &sqlparser::ast::Function,
+    column: String,
+    named: &[sqlparser::ast::NamedWindowDefinition],
+) -> Result<PendingRank> {
     let span = b.span(function);
     let spec = match &function.over {
         Some(WindowType::WindowSpec(spec)) => spec.clone(),
         Some(WindowType::NamedWindow(name)) => super::over::named_spec(b, named, name, span)?,
-        None => return Err(Error::sql(b.file, span, "a ranking function needs OVER (...)")),
+        None => {
+            return Err(Error::sql(
+                b.file,
+                span,
+                "a ranking function needs OVER (...)",
+            ))
+        }
     };
     let mut partition = Vec::new();
     for expr in &spec.partition_by {
@@ -94,7 +114,9 @@ pub fn pending(b: &mut Builder, input: &Relation, function: &sqlparser::ast::Fun
 fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> Option<TimeKind> {
     let column = match expr {
         Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
-        Expr::CompoundIdentifier(p) if p.len() >= 2 => input.resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value).into_column(),
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => input
+            .resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value)
+            .into_column(),
         _ => None,
     };
     if let Some(time) = column.and_then(|c| c.time) {
@@ -110,12 +132,20 @@ fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> 
     if !looks_like_time(name) {
         return None;
     }
-    b.notes.assume(format!("`{name}` of `{table}` (no DDL) is taken as an event-time (rowtime) attribute"), Some(b.span(expr)));
+    b.notes.assume(
+        format!("`{name}` of `{table}` (no DDL) is taken as an event-time (rowtime) attribute"),
+        Some(b.span(expr)),
+    );
     Some(TimeKind::Rowtime)
 }
 
 /// The enclosing SELECT of a ranking subquery: its WHERE decides the operator.
-pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: PendingRank) -> Result<Relation> {
+pub fn build(
+    b: &mut Builder,
+    select: &Select,
+    mut input: Relation,
+    pending: PendingRank,
+) -> Result<Relation> {
     let span = b.span(select);
     let mut range = None;
     let mut rest: Vec<&Expr> = Vec::new();
@@ -129,7 +159,12 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
     }
     for term in &rest {
         let filter = b.converter().expr(&input, term)?;
-        input.filters.extend(filter.conjuncts().into_iter().map(|c| CExpr::Literal(c.canonical())));
+        input.filters.extend(
+            filter
+                .conjuncts()
+                .into_iter()
+                .map(|c| CExpr::Literal(c.canonical())),
+        );
     }
     let Some(((min, max), filter_span)) = range else {
         input.rank = Some(pending);
@@ -139,7 +174,12 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
     let is_dedup = pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
 
     // What flows into the operator: the columns the enclosing query uses, plus its keys.
-    let wildcard = select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)));
+    let wildcard = select.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
     let mut exprs: Vec<&Expr> = select
         .projection
         .iter()
@@ -150,19 +190,39 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
         .collect();
     exprs.extend(rest.iter().copied());
     let inner = Relation {
-        columns: pending.input.iter().filter(|c| c.name != pending.column).cloned().collect(),
-        open_tables: pending.input_open_tables.iter().map(|t| (None, t.clone())).collect(),
+        columns: pending
+            .input
+            .iter()
+            .filter(|c| c.name != pending.column)
+            .cloned()
+            .collect(),
+        open_tables: pending
+            .input_open_tables
+            .iter()
+            .map(|t| (None, t.clone()))
+            .collect(),
         ..Default::default()
     };
-    let mut schema: Vec<String> = referenced_columns(&inner, exprs, wildcard).iter().map(|c| c.expr.canonical()).collect();
-    let partition: Vec<String> = pending.partition.iter().map(|(p, _)| p.canonical()).collect();
+    let mut schema: Vec<String> = referenced_columns(&inner, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    let partition: Vec<String> = pending
+        .partition
+        .iter()
+        .map(|(p, _)| p.canonical())
+        .collect();
     let order_keys: Vec<String> = pending.order.iter().map(|(o, ..)| o.canonical()).collect();
     for key in partition.iter().chain(&order_keys) {
         if !schema.contains(key) {
             schema.push(key.clone());
         }
     }
-    let values: Vec<String> = schema.iter().filter(|c| !partition.contains(c) && !order_keys.contains(c)).cloned().collect();
+    let values: Vec<String> = schema
+        .iter()
+        .filter(|c| !partition.contains(c) && !order_keys.contains(c))
+        .cloned()
+        .collect();
     let qualify = input.base_tables.len() > 1;
 
     let mut op = if is_dedup {
@@ -172,14 +232,26 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
             (Some(TimeKind::Proctime), true) => "proctime_desc",
             _ => "rowtime",
         };
-        let mut op = Operator::new(OperatorKind::Deduplicate, "stream-exec-deduplicate", pending.span.union(filter_span));
+        let mut op = Operator::new(
+            OperatorKind::Deduplicate,
+            "stream-exec-deduplicate",
+            pending.span.union(filter_span),
+        );
         op.set("mode", json!(mode));
         op.set("order", json!({"key": key.canonical(), "direction": if *descending { "desc" } else { "asc" }, "time_kind": time.map(TimeKind::name)}));
         op.set("keep", json!(if *descending { "last" } else { "first" }));
         op
     } else {
-        let mut op = Operator::new(OperatorKind::Opaque, "stream-exec-rank", pending.span.union(filter_span));
-        let order: Vec<String> = pending.order.iter().map(|(o, d, ..)| format!("{} {}", o.canonical(), if *d { "DESC" } else { "ASC" })).collect();
+        let mut op = Operator::new(
+            OperatorKind::Opaque,
+            "stream-exec-rank",
+            pending.span.union(filter_span),
+        );
+        let order: Vec<String> = pending
+            .order
+            .iter()
+            .map(|(o, d, ..)| format!("{} {}", o.canonical(), if *d { "DESC" } else { "ASC" }))
+            .collect();
         let description = format!(
             "{}(PARTITION BY {} ORDER BY {}) RANK {min}..{max} over [{}] output [{}]",
             pending.function,
@@ -197,10 +269,30 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
         op.set("partition_keys", json!(partition));
         op.set("input_schema", json!(schema));
         op.set("value_fields", json!(values));
-        op.set("filters", json!(input.filters.iter().map(CExpr::canonical).collect::<Vec<_>>()));
-        let partition_span = pending.partition.iter().fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-        op.fact_spans.insert("partition_keys".into(), if partition_span.is_empty() { pending.span } else { partition_span });
-        let order_span = pending.order.iter().fold(ByteSpan::default(), |acc, o| acc.union(o.3));
+        op.set(
+            "filters",
+            json!(input
+                .filters
+                .iter()
+                .map(CExpr::canonical)
+                .collect::<Vec<_>>()),
+        );
+        let partition_span = pending
+            .partition
+            .iter()
+            .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+        op.fact_spans.insert(
+            "partition_keys".into(),
+            if partition_span.is_empty() {
+                pending.span
+            } else {
+                partition_span
+            },
+        );
+        let order_span = pending
+            .order
+            .iter()
+            .fold(ByteSpan::default(), |acc, o| acc.union(o.3));
         op.fact_spans.insert("order".into(), order_span);
         op.fact_spans.insert("mode".into(), order_span);
         op.fact_spans.insert("keep".into(), order_span);
@@ -209,7 +301,9 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
             op.display.insert(p.canonical(), p.display(qualify));
         }
         for column in &pending.input {
-            op.display.entry(column.expr.canonical()).or_insert_with(|| column.expr.display(qualify));
+            op.display
+                .entry(column.expr.canonical())
+                .or_insert_with(|| column.expr.display(qualify));
         }
     }
     op.fact_spans.insert("fingerprint".into(), op.span);
@@ -217,10 +311,15 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
     let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
     if op.kind == OperatorKind::Deduplicate {
         op.set("outputs", json!(outputs));
-        let projection_span = select.projection.iter().fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
+        let projection_span = select
+            .projection
+            .iter()
+            .fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
         op.fact_spans.insert("outputs".into(), projection_span);
-        op.fact_spans.insert("input_schema".into(), projection_span.union(pending.span));
-        op.fact_spans.insert("value_fields".into(), projection_span.union(pending.span));
+        op.fact_spans
+            .insert("input_schema".into(), projection_span.union(pending.span));
+        op.fact_spans
+            .insert("value_fields".into(), projection_span.union(pending.span));
         if let Some(w) = &select.selection {
             op.fact_spans.insert("filters".into(), b.span(w));
         }
@@ -231,9 +330,18 @@ pub fn build(b: &mut Builder, select: &Select, mut input: Relation, pending: Pen
 }
 
 pub fn rank_column(function: &sqlparser::ast::Function) -> bool {
-    matches!(function.name.to_string().to_uppercase().as_str(), "ROW_NUMBER" | "RANK" | "DENSE_RANK")
+    matches!(
+        function.name.to_string().to_uppercase().as_str(),
+        "ROW_NUMBER" | "RANK" | "DENSE_RANK"
+    )
 }
 
 pub fn placeholder_column(name: String, span: ByteSpan, function: &str) -> Column {
-    Column { name, qualifier: None, expr: CExpr::Derived(format!("{function}()")), time: None, span }
+    Column {
+        name,
+        qualifier: None,
+        expr: CExpr::Derived(format!("{function}()")),
+        time: None,
+        span,
+    }
 }

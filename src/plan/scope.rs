@@ -28,8 +28,17 @@ pub struct WindowTvf {
 
 impl WindowTvf {
     pub fn describe(&self) -> String {
-        let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{}({}; {})", self.kind.to_uppercase(), self.time.canonical(), params.join(", "))
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!(
+            "{}({}; {})",
+            self.kind.to_uppercase(),
+            self.time.canonical(),
+            params.join(", ")
+        )
     }
 }
 
@@ -76,7 +85,9 @@ impl Relation {
         let matches: Vec<&Column> = self
             .columns
             .iter()
-            .filter(|c| c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier))
+            .filter(|c| {
+                c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier)
+            })
             .collect();
         match matches.as_slice() {
             [one] => return Resolved::Column((*one).clone()),
@@ -91,7 +102,9 @@ impl Relation {
         let open: Vec<&(Option<String>, String)> = self
             .open_tables
             .iter()
-            .filter(|(q, t)| qualifier.is_none() || q.as_deref() == qualifier || Some(t.as_str()) == qualifier)
+            .filter(|(q, t)| {
+                qualifier.is_none() || q.as_deref() == qualifier || Some(t.as_str()) == qualifier
+            })
             .collect();
         if let [(q, table)] = open.as_slice() {
             return Resolved::Column(open_column(q.clone(), table, name));
@@ -103,8 +116,13 @@ impl Relation {
     }
 
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
-        self.columns.iter().any(|c| c.qualifier.as_deref() == Some(qualifier))
-            || self.open_tables.iter().any(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
+        self.columns
+            .iter()
+            .any(|c| c.qualifier.as_deref() == Some(qualifier))
+            || self
+                .open_tables
+                .iter()
+                .any(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
     }
 
     pub fn requalify(mut self, qualifier: &str) -> Relation {
@@ -124,8 +142,15 @@ pub fn open_column(qualifier: Option<String>, table: &str, name: &str) -> Column
     Column {
         name: name.to_string(),
         qualifier,
-        expr: CExpr::Column { table: table.to_string(), column: name.to_string() },
-        time: if name.eq_ignore_ascii_case("proctime") { Some(TimeKind::Proctime) } else { None },
+        expr: CExpr::Column {
+            table: table.to_string(),
+            column: name.to_string(),
+        },
+        time: if name.eq_ignore_ascii_case("proctime") {
+            Some(TimeKind::Proctime)
+        } else {
+            None
+        },
         span: ByteSpan::default(),
     }
 }
@@ -133,7 +158,11 @@ pub fn open_column(qualifier: Option<String>, table: &str, name: &str) -> Column
 /// Whether a bare table's column looks like an event-time column (for ORDER BY inference).
 pub fn looks_like_time(name: &str) -> bool {
     let lower = name.to_lowercase();
-    lower == "ts" || lower.ends_with("_ts") || lower.starts_with("ts_") || lower.contains("time") || lower.contains("date")
+    lower == "ts"
+        || lower.ends_with("_ts")
+        || lower.starts_with("ts_")
+        || lower.contains("time")
+        || lower.contains("date")
 }
 
 impl Resolved {

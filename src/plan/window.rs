@@ -8,16 +8,27 @@ use super::scope::{Column, Relation, WindowTvf};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
 use crate::source::ByteSpan;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Join, JoinConstraint, JoinOperator, TableFactor};
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Join, JoinConstraint, JoinOperator,
+    TableFactor,
+};
 
 /// `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))` and its HOP, CUMULATE and SESSION siblings.
 pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Relation> {
     let Expr::Function(function) = expr else {
-        return Err(Error::sql(b.file, span, "TABLE(...) must call a table function"));
+        return Err(Error::sql(
+            b.file,
+            span,
+            "TABLE(...) must call a table function",
+        ));
     };
     let kind = function.name.to_string().to_uppercase();
     if !matches!(kind.as_str(), "TUMBLE" | "HOP" | "CUMULATE" | "SESSION") {
-        return Err(Error::sql(b.file, span, format!("table function {kind} is not supported")));
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("table function {kind} is not supported"),
+        ));
     }
     let FunctionArguments::List(list) = &function.args else {
         return Err(Error::sql(b.file, span, format!("{kind} needs arguments")));
@@ -27,8 +38,18 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     for arg in &list.args {
         match arg {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => positional.push(e),
-            FunctionArg::Named { name, arg: FunctionArgExpr::Expr(e), .. } => named.push((name.value.to_uppercase(), e)),
-            _ => return Err(Error::sql(b.file, span, format!("unsupported argument to {kind}"))),
+            FunctionArg::Named {
+                name,
+                arg: FunctionArgExpr::Expr(e),
+                ..
+            } => named.push((name.value.to_uppercase(), e)),
+            _ => {
+                return Err(Error::sql(
+                    b.file,
+                    span,
+                    format!("unsupported argument to {kind}"),
+                ))
+            }
         }
     }
     let order: &[&str] = match kind.as_str() {
@@ -37,25 +58,55 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
         "CUMULATE" => &["DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"],
         _ => &["DATA", "TIMECOL", "GAP"],
     };
-    let mut args: Vec<(String, &Expr)> = positional.iter().zip(order).map(|(e, n)| (n.to_string(), *e)).collect();
+    let mut args: Vec<(String, &Expr)> = positional
+        .iter()
+        .zip(order)
+        .map(|(e, n)| (n.to_string(), *e))
+        .collect();
     args.extend(named);
     let get = |n: &str| args.iter().find(|(k, _)| k == n).map(|(_, e)| *e);
     let Some(data) = get("DATA") else {
-        return Err(Error::sql(b.file, span, format!("{kind} needs `TABLE t` as its first argument")));
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("{kind} needs `TABLE t` as its first argument"),
+        ));
     };
-    let (table, partition_exprs) = table_argument(data).ok_or_else(|| Error::sql(b.file, span, format!("{kind} needs `TABLE t` as its first argument")))?;
+    let (table, partition_exprs) = table_argument(data).ok_or_else(|| {
+        Error::sql(
+            b.file,
+            span,
+            format!("{kind} needs `TABLE t` as its first argument"),
+        )
+    })?;
     let input = b.named_relation(&table, span)?.requalify(&table);
     let Some(Expr::Function(descriptor)) = get("TIMECOL") else {
-        return Err(Error::sql(b.file, span, format!("{kind} needs DESCRIPTOR(time column) as its second argument")));
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("{kind} needs DESCRIPTOR(time column) as its second argument"),
+        ));
     };
     let (time_args, _) = b.converter().function_args(&input, descriptor)?;
-    let time_name = time_args.first().map(|t| t.display(false)).unwrap_or_default();
+    let time_name = time_args
+        .first()
+        .map(|t| t.display(false))
+        .unwrap_or_default();
     let time_column = input
         .resolve(None, &time_name)
         .into_column()
-        .ok_or_else(|| Error::sql(b.file, b.span(descriptor), format!("unknown time column `{time_name}`")))?;
+        .ok_or_else(|| {
+            Error::sql(
+                b.file,
+                b.span(descriptor),
+                format!("unknown time column `{time_name}`"),
+            )
+        })?;
     let time_kind = time_column.time.or_else(|| {
-        b.notes.assume(format!("`{time_name}` of `{table}` is taken as an event-time (rowtime) attribute"), Some(b.span(descriptor)));
+        b.notes.assume(
+            format!("`{time_name}` of `{table}` is taken as an event-time (rowtime) attribute"),
+            Some(b.span(descriptor)),
+        );
         Some(TimeKind::Rowtime)
     });
     let mut params = Vec::new();
@@ -65,11 +116,25 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             params.push((name.to_lowercase(), millis));
         }
     }
-    let partition = partition_exprs.iter().map(|p| CExpr::Literal(p.clone())).collect();
-    let window = WindowTvf { kind: kind.to_lowercase(), time: time_column.expr.clone(), time_kind, params, partition, span };
+    let partition = partition_exprs
+        .iter()
+        .map(|p| CExpr::Literal(p.clone()))
+        .collect();
+    let window = WindowTvf {
+        kind: kind.to_lowercase(),
+        time: time_column.expr.clone(),
+        time_kind,
+        params,
+        partition,
+        span,
+    };
     let mut relation = input;
     let describe = window.describe();
-    for (name, time) in [(WINDOW_START, None), (WINDOW_END, None), (WINDOW_TIME, time_kind)] {
+    for (name, time) in [
+        (WINDOW_START, None),
+        (WINDOW_END, None),
+        (WINDOW_TIME, time_kind),
+    ] {
         relation.columns.push(Column {
             name: name.to_string(),
             qualifier: Some(table.clone()),
@@ -87,7 +152,9 @@ fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
     if f.name.to_string() != crate::sql::dialect::TABLE_ARGUMENT {
         return None;
     }
-    let FunctionArguments::List(list) = &f.args else { return None };
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
     match list.args.first() {
         Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts)))) => {
             Some((parts.last()?.value.clone(), Vec::new()))
@@ -110,13 +177,27 @@ pub fn join(b: &mut Builder, left: Relation, right: Relation, join: &Join) -> Re
         JoinOperator::CrossApply | JoinOperator::OuterApply => ("APPLY", None),
         _ => ("OTHER", None),
     };
-    let versioned = matches!(&join.relation, TableFactor::Table { version: Some(_), .. });
+    let versioned = matches!(
+        &join.relation,
+        TableFactor::Table {
+            version: Some(_),
+            ..
+        }
+    );
     let both_windows = left.window.is_some() && right.window.is_some();
-    let lookup = versioned && right.columns.iter().all(|c| c.time.is_none()) && right.open_tables.is_empty();
+    let lookup =
+        versioned && right.columns.iter().all(|c| c.time.is_none()) && right.open_tables.is_empty();
     let joined = union_columns(left, right);
     let condition = match constraint {
         Some(JoinConstraint::On(expr)) => b.converter().expr(&joined, expr)?.canonical(),
-        Some(JoinConstraint::Using(names)) => format!("USING({})", names.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
+        Some(JoinConstraint::Using(names)) => format!(
+            "USING({})",
+            names
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Some(JoinConstraint::Natural) => "NATURAL".into(),
         _ => String::new(),
     };
@@ -136,7 +217,16 @@ pub fn join(b: &mut Builder, left: Relation, right: Relation, join: &Join) -> Re
         b.notes.assume("a lookup join (FOR SYSTEM_TIME AS OF a processing-time attribute) keeps no state of its own", Some(span));
         return Ok(joined);
     }
-    let description = format!("{kind_word} {kind} ON {condition} [{}]", columns_text(&joined));
-    b.opaque(kind, node, span, description, "joins are not modelled in detail yet");
+    let description = format!(
+        "{kind_word} {kind} ON {condition} [{}]",
+        columns_text(&joined)
+    );
+    b.opaque(
+        kind,
+        node,
+        span,
+        description,
+        "joins are not modelled in detail yet",
+    );
     Ok(joined)
 }

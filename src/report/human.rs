@@ -7,8 +7,12 @@ use std::fmt::Write;
 
 fn verdict_words(verdict: Verdict) -> &'static str {
     match verdict {
-        Verdict::FullyCompatible => "FULLY COMPATIBLE: the new job reuses all of the old job's state",
-        Verdict::PartiallyCompatible => "PARTIALLY COMPATIBLE: some state is reused, some starts empty or is discarded",
+        Verdict::FullyCompatible => {
+            "FULLY COMPATIBLE: the new job reuses all of the old job's state"
+        }
+        Verdict::PartiallyCompatible => {
+            "PARTIALLY COMPATIBLE: some state is reused, some starts empty or is discarded"
+        }
         Verdict::Unknown => "UNKNOWN: the tool cannot tell; restore with caution",
         Verdict::Incompatible => "INCOMPATIBLE: the state cannot be reused",
     }
@@ -17,8 +21,16 @@ fn verdict_words(verdict: Verdict) -> &'static str {
 fn snippet(out: &mut String, side: &str, location: &Option<Location>) {
     if let Some(l) = location {
         let text: String = l.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let text = if text.chars().count() > 100 { format!("{}…", text.chars().take(100).collect::<String>()) } else { text };
-        let _ = writeln!(out, "        {side} {}:{}:{}  {text}", l.file, l.line, l.column);
+        let text = if text.chars().count() > 100 {
+            format!("{}…", text.chars().take(100).collect::<String>())
+        } else {
+            text
+        };
+        let _ = writeln!(
+            out,
+            "        {side} {}:{}:{}  {text}",
+            l.file, l.line, l.column
+        );
     }
 }
 
@@ -56,12 +68,26 @@ pub fn render(report: &Report) -> String {
             }
             let s = &op.state;
             let mut parts = Vec::new();
-            for (label, items) in [("reused", &s.reused), ("starts empty", &s.starts_empty), ("discarded", &s.discarded), ("undetermined", &s.undetermined)] {
+            for (label, items) in [
+                ("reused", &s.reused),
+                ("starts empty", &s.starts_empty),
+                ("discarded", &s.discarded),
+                ("undetermined", &s.undetermined),
+            ] {
                 if !items.is_empty() {
                     parts.push(format!("{label}: {}", items.join(", ")));
                 }
             }
-            let _ = writeln!(out, "    state: {}{}", s.operator, if parts.is_empty() { String::new() } else { format!(" — {}", parts.join("; ")) });
+            let _ = writeln!(
+                out,
+                "    state: {}{}",
+                s.operator,
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", parts.join("; "))
+                }
+            );
         }
     }
     if !report.notes.is_empty() {
@@ -71,7 +97,11 @@ pub fn render(report: &Report) -> String {
                 crate::notes::NoteKind::Warning => "warning",
                 crate::notes::NoteKind::Assumption => "assumption",
             };
-            let at = note.location.as_ref().map(|l| format!(" ({}:{}:{})", l.file, l.line, l.column)).unwrap_or_default();
+            let at = note
+                .location
+                .as_ref()
+                .map(|l| format!(" ({}:{}:{})", l.file, l.line, l.column))
+                .unwrap_or_default();
             let _ = writeln!(out, "{kind} [{}]{at}: {}", note.side, note.message);
         }
     }

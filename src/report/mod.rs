@@ -96,6 +96,10 @@ pub struct NoteReport {
 impl Report {
     /// Every finding with the query and operator it belongs to.
     pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.queries.iter().flat_map(|q| q.findings.iter().chain(q.operators.iter().flat_map(|o| o.findings.iter())))
+        self.queries.iter().flat_map(|q| {
+            q.findings
+                .iter()
+                .chain(q.operators.iter().flat_map(|o| o.findings.iter()))
+        })
     }
 }

@@ -29,11 +29,20 @@ pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
 
 /// Which rules fire on these facts, with the paths each fired rule looked at.
 fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
-    let changes = rules.changes.get(operator).map(Vec::as_slice).unwrap_or_default();
-    let detected: Vec<&(String, super::dsl::Predicate)> = changes.iter().filter(|(_, p)| p.eval(facts)).collect();
+    let changes = rules
+        .changes
+        .get(operator)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let detected: Vec<&(String, super::dsl::Predicate)> =
+        changes.iter().filter(|(_, p)| p.eval(facts)).collect();
     let mut fired = Vec::new();
     for rule in rules.for_operator(operator) {
-        let change = if rule.change == "any" { None } else { detected.iter().find(|(n, _)| *n == rule.change) };
+        let change = if rule.change == "any" {
+            None
+        } else {
+            detected.iter().find(|(n, _)| *n == rule.change)
+        };
         if rule.change != "any" && change.is_none() {
             continue;
         }
@@ -48,12 +57,42 @@ fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Ru
     fired
 }
 
+/// The facts with canonical items replaced by their display text, for messages.
+fn displayed(facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> Value {
+    match facts {
+        Value::String(s) => {
+            let shown = new
+                .and_then(|o| o.display.get(s))
+                .or_else(|| old.and_then(|o| o.display.get(s)));
+            Value::String(shown.cloned().unwrap_or_else(|| s.clone()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| displayed(v, old, new)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), displayed(v, old, new)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// The top-level facts that differ between the two sides.
 fn differing(facts: &Value) -> Vec<String> {
     let empty = serde_json::Map::new();
-    let old = facts.get("old").and_then(Value::as_object).unwrap_or(&empty);
-    let new = facts.get("new").and_then(Value::as_object).unwrap_or(&empty);
-    let mut keys: Vec<String> = old.keys().chain(new.keys()).filter(|k| old.get(*k) != new.get(*k)).cloned().collect();
+    let old = facts
+        .get("old")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let new = facts
+        .get("new")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut keys: Vec<String> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|k| old.get(*k) != new.get(*k))
+        .cloned()
+        .collect();
     keys.sort();
     keys.dedup();
     keys
@@ -75,7 +114,12 @@ fn explains(paths: &[String], key: &str) -> bool {
 
 /// Spans in old and new of what a finding is about: the clauses behind the facts it read,
 /// narrowed to the items added (new) and removed (old) where the rule read such a relation.
-fn spans_for(paths: &[String], facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> (ByteSpan, ByteSpan) {
+fn spans_for(
+    paths: &[String],
+    facts: &Value,
+    old: Option<&Operator>,
+    new: Option<&Operator>,
+) -> (ByteSpan, ByteSpan) {
     let mut old_span = ByteSpan::default();
     let mut new_span = ByteSpan::default();
     for path in paths {
@@ -87,11 +131,23 @@ fn spans_for(paths: &[String], facts: &Value, old: Option<&Operator>, new: Optio
             [] => continue,
         };
         let items = |side: &str| -> Vec<String> {
-            lookup(facts, &format!("{key}.{side}")).and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+            lookup(facts, &format!("{key}.{side}"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
         };
         let narrow = |op: Option<&Operator>, wanted: &[String]| -> ByteSpan {
-            let Some(op) = op else { return ByteSpan::default() };
-            let spans: Vec<ByteSpan> = wanted.iter().filter_map(|i| op.item_spans.get(i).copied()).collect();
+            let Some(op) = op else {
+                return ByteSpan::default();
+            };
+            let spans: Vec<ByteSpan> = wanted
+                .iter()
+                .filter_map(|i| op.item_spans.get(i).copied())
+                .collect();
             if spans.is_empty() {
                 op.fact_spans.get(key).copied().unwrap_or(op.span)
             } else {
@@ -114,26 +170,56 @@ fn spans_for(paths: &[String], facts: &Value, old: Option<&Operator>, new: Optio
     (old_span, new_span)
 }
 
-fn state_fate(verdict: Verdict, changed: bool, facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> StateFate {
+fn state_fate(
+    verdict: Verdict,
+    changed: bool,
+    facts: &Value,
+    old: Option<&Operator>,
+    new: Option<&Operator>,
+) -> StateFate {
     let show = |op: Option<&Operator>, items: &[Value]| -> Vec<String> {
-        items.iter().filter_map(Value::as_str).map(|s| op.map(|o| o.display_of(s)).unwrap_or_else(|| s.to_string())).collect()
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|s| op.map(|o| o.display_of(s)).unwrap_or_else(|| s.to_string()))
+            .collect()
     };
-    let list = |path: &str| lookup(facts, path).and_then(Value::as_array).cloned().unwrap_or_default();
-    let has_aggregates = old.is_some_and(|o| o.facts.contains_key("aggregates")) || new.is_some_and(|o| o.facts.contains_key("aggregates"));
+    let list = |path: &str| {
+        lookup(facts, path)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let has_aggregates = old.is_some_and(|o| o.facts.contains_key("aggregates"))
+        || new.is_some_and(|o| o.facts.contains_key("aggregates"));
     let mut fate = StateFate::default();
     match verdict {
-        Verdict::FullyCompatible | Verdict::PartiallyCompatible if old.is_some() && new.is_some() => {
+        Verdict::FullyCompatible | Verdict::PartiallyCompatible
+            if old.is_some() && new.is_some() =>
+        {
             if has_aggregates {
                 fate.reused = show(old, &list("aggregates.kept"));
                 fate.starts_empty = show(new, &list("aggregates.added"));
                 fate.discarded = show(old, &list("aggregates.removed"));
             }
-            fate.operator = if !changed || (fate.starts_empty.is_empty() && verdict == Verdict::FullyCompatible) { "reused" } else { "partially_reused" }.into();
+            fate.operator = if !changed
+                || (fate.starts_empty.is_empty() && verdict == Verdict::FullyCompatible)
+            {
+                "reused"
+            } else {
+                "partially_reused"
+            }
+            .into();
         }
         Verdict::Unknown => {
             if has_aggregates {
                 let mut all = show(old, &list("old.aggregates"));
-                all.extend(show(new, &list("new.aggregates")).into_iter().filter(|a| !all.contains(a)).collect::<Vec<_>>());
+                all.extend(
+                    show(new, &list("new.aggregates"))
+                        .into_iter()
+                        .filter(|a| !all.contains(a))
+                        .collect::<Vec<_>>(),
+                );
                 fate.undetermined = all;
             }
             fate.operator = "undetermined".into();
@@ -154,7 +240,12 @@ fn state_fate(verdict: Verdict, changed: bool, facts: &Value, old: Option<&Opera
     fate
 }
 
-fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> OperatorReport {
+fn evaluate_operator(
+    rules: &RuleSet,
+    pair: &OperatorPair,
+    old_plan: &Plan,
+    new_plan: &Plan,
+) -> OperatorReport {
     let facts = diff::operator_facts(pair, old_plan, new_plan);
     let kind = pair.kind();
     let operator = kind.name();
@@ -162,33 +253,48 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, old_plan: &Plan, new_
     let mut findings = Vec::new();
     if changed && pair.old.is_some() && pair.new.is_some() {
         let fired = fire(rules, operator, &facts);
+        let shown = displayed(&facts, pair.old, pair.new);
         let mut explained: Vec<String> = Vec::new();
         for (rule, paths) in &fired {
             let (old_span, new_span) = spans_for(paths, &facts, pair.old, pair.new);
             findings.push(Finding {
                 rule: rule.id.clone(),
                 verdict: rule.verdict_for(&facts),
-                message: rule.message.render(&facts),
+                message: rule.message.render(&shown),
                 derived: rule.derived.clone(),
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
             explained.extend(paths.iter().cloned());
         }
-        let unexplained: Vec<String> = differing(&facts).into_iter().filter(|k| !explains(&explained, k)).collect();
+        let unexplained: Vec<String> = differing(&facts)
+            .into_iter()
+            .filter(|k| !explains(&explained, k))
+            .collect();
         if !unexplained.is_empty() {
             let (old_span, new_span) = spans_for(&unexplained, &facts, pair.old, pair.new);
             findings.push(Finding {
                 rule: UNEXPLAINED.into(),
                 verdict: Verdict::Unknown,
-                message: format!("{} changed ({}) and no rule covers this change", operator.replace('_', " "), unexplained.join(", ")),
-                derived: Some("fail-safe: a change the rules do not explain is never called compatible".into()),
+                message: format!(
+                    "{} changed ({}) and no rule covers this change",
+                    operator.replace('_', " "),
+                    unexplained.join(", ")
+                ),
+                derived: Some(
+                    "fail-safe: a change the rules do not explain is never called compatible"
+                        .into(),
+                ),
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
         }
     }
-    let verdict = findings.iter().map(|f| f.verdict).max().unwrap_or(Verdict::FullyCompatible);
+    let verdict = findings
+        .iter()
+        .map(|f| f.verdict)
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
     let verdict = match (pair.old, pair.new) {
         (Some(_), Some(_)) => verdict,
         _ => verdict.max(Verdict::FullyCompatible),
@@ -199,9 +305,18 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, old_plan: &Plan, new_
         _ if changed => QueryStatus::Changed,
         _ => QueryStatus::Unchanged,
     };
-    let node = pair.old.or(pair.new).map(|o| o.flink_node).unwrap_or_default();
+    let node = pair
+        .old
+        .or(pair.new)
+        .map(|o| o.flink_node)
+        .unwrap_or_default();
     OperatorReport {
-        kind: match pair.old.or(pair.new).and_then(|o| o.facts.get("flink_kind")).and_then(Value::as_str) {
+        kind: match pair
+            .old
+            .or(pair.new)
+            .and_then(|o| o.facts.get("flink_kind"))
+            .and_then(Value::as_str)
+        {
             Some(flink_kind) => format!("{operator}:{flink_kind}"),
             None => operator.to_string(),
         },
@@ -215,11 +330,21 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, old_plan: &Plan, new_
     }
 }
 
-pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> QueryReport {
-    let operators: Vec<OperatorReport> = pair.operators.iter().map(|p| evaluate_operator(rules, p, old_plan, new_plan)).collect();
+pub fn evaluate_query(
+    rules: &RuleSet,
+    pair: &QueryPair,
+    old_plan: &Plan,
+    new_plan: &Plan,
+) -> QueryReport {
+    let operators: Vec<OperatorReport> = pair
+        .operators
+        .iter()
+        .map(|p| evaluate_operator(rules, p, old_plan, new_plan))
+        .collect();
     let facts = diff::query_facts(pair, old_plan, new_plan);
     let mut findings = Vec::new();
-    let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged) || pair.old.map(|q| &q.sink) != pair.new.map(|q| &q.sink);
+    let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged)
+        || pair.old.map(|q| &q.sink) != pair.new.map(|q| &q.sink);
     if changed {
         for (rule, _) in fire(rules, "query", &facts) {
             findings.push(Finding {
@@ -232,14 +357,28 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, old_plan: &Plan, new_pl
             });
         }
     }
-    let verdict = findings.iter().map(|f| f.verdict).chain(operators.iter().filter(|o| o.status != QueryStatus::Removed && o.status != QueryStatus::Added).map(|o| o.verdict)).max().unwrap_or(Verdict::FullyCompatible);
+    let verdict = findings
+        .iter()
+        .map(|f| f.verdict)
+        .chain(
+            operators
+                .iter()
+                .filter(|o| o.status != QueryStatus::Removed && o.status != QueryStatus::Added)
+                .map(|o| o.verdict),
+        )
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
     let status = match (pair.old, pair.new) {
         (Some(_), None) => QueryStatus::Removed,
         (None, Some(_)) => QueryStatus::Added,
         _ if changed => QueryStatus::Changed,
         _ => QueryStatus::Unchanged,
     };
-    let name = pair.new.or(pair.old).map(|q| q.name.clone()).unwrap_or_default();
+    let name = pair
+        .new
+        .or(pair.old)
+        .map(|q| q.name.clone())
+        .unwrap_or_default();
     QueryReport {
         name,
         old_name: pair.old.map(|q| q.name.clone()),

@@ -38,34 +38,70 @@ fn spanned_span<T>(file: &SourceFile, value: &Spanned<T>, len: usize) -> ByteSpa
     ByteSpan::new(start, start + len.max(1))
 }
 
-fn rule_error(file: &SourceFile, span: ByteSpan, message: impl Into<String>, help: Option<String>) -> Error {
+fn rule_error(
+    file: &SourceFile,
+    span: ByteSpan,
+    message: impl Into<String>,
+    help: Option<String>,
+) -> Error {
     Error::located("rule", file, span, message, "here", help)
 }
 
 fn dsl_error(file: &SourceFile, value: &Spanned<String>, error: DslError) -> Error {
     let base = value_offset(file, &value.referenced);
     // Inside a quoted or block scalar the text maps one to one for single-line predicates.
-    let span = ByteSpan::new(base + error.span.start, base + error.span.end.max(error.span.start + 1));
-    let span = if span.end <= file.text.len() { span } else { spanned_span(file, value, value.value.len()) };
-    Error::located("rule", file, span, error.message.clone(), "here", error.help.clone())
+    let span = ByteSpan::new(
+        base + error.span.start,
+        base + error.span.end.max(error.span.start + 1),
+    );
+    let span = if span.end <= file.text.len() {
+        span
+    } else {
+        spanned_span(file, value, value.value.len())
+    };
+    Error::located(
+        "rule",
+        file,
+        span,
+        error.message.clone(),
+        "here",
+        error.help.clone(),
+    )
 }
 
 /// Parses a YAML file into `T`, converting a YAML error into a located diagnostic.
-pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &SourceFile, kind: &'static str) -> Result<T> {
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(
+    file: &SourceFile,
+    kind: &'static str,
+) -> Result<T> {
     if file.text.len() > MAX_YAML_BYTES {
-        return Err(Error::Limit { message: format!("{} is larger than {MAX_YAML_BYTES} bytes", file.name), help: None });
+        return Err(Error::Limit {
+            message: format!("{} is larger than {MAX_YAML_BYTES} bytes", file.name),
+            help: None,
+        });
     }
     serde_saphyr::from_str::<T>(&file.text).map_err(|e| {
         let span = match e.location() {
             Some(location) => {
-                let start = location.span().byte_offset().map(|o| o as usize).unwrap_or_else(|| file.offset_of(location.line(), location.column()));
+                let start = location
+                    .span()
+                    .byte_offset()
+                    .map(|o| o as usize)
+                    .unwrap_or_else(|| file.offset_of(location.line(), location.column()));
                 ByteSpan::new(start, start + 1)
             }
             None => ByteSpan::new(0, file.text.len().min(1)),
         };
         let message = e.to_string();
         let message = message.lines().next().unwrap_or("invalid YAML").to_string();
-        Error::located(kind, file, span, format!("invalid {kind} file: {message}"), "here", None)
+        Error::located(
+            kind,
+            file,
+            span,
+            format!("invalid {kind} file: {message}"),
+            "here",
+            None,
+        )
     })
 }
 
@@ -83,7 +119,11 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
     let mut errors = Vec::new();
     let operator = parsed.operator.value.clone();
     let Some(schema) = schema_for(&operator) else {
-        let known: Vec<&str> = OperatorKind::ALL.iter().map(|k| k.name()).chain(["query"]).collect();
+        let known: Vec<&str> = OperatorKind::ALL
+            .iter()
+            .map(|k| k.name())
+            .chain(["query"])
+            .collect();
         return Err(rule_error(
             file,
             spanned_span(file, &parsed.operator, operator.len()),
@@ -108,14 +148,24 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
         }
     }
     for def in &parsed.rules {
-        match compile_rule(file, &operator, &schema, &changes, verdict_by.as_deref(), def) {
+        match compile_rule(
+            file,
+            &operator,
+            &schema,
+            &changes,
+            verdict_by.as_deref(),
+            def,
+        ) {
             Ok(rule) => set.insert(rule),
             Err(e) => errors.push(e),
         }
     }
     set.changes.insert(operator, changes);
     if set.rules.len() > MAX_RULES {
-        errors.push(Error::Limit { message: format!("more than {MAX_RULES} rules are loaded"), help: None });
+        errors.push(Error::Limit {
+            message: format!("more than {MAX_RULES} rules are loaded"),
+            help: None,
+        });
     }
     match Error::collect(format!("rule file {}", file.name), errors) {
         Some(e) => Err(e),
@@ -132,22 +182,39 @@ fn compile_rule(
     def: &RuleDef,
 ) -> Result<Rule> {
     let id = def.id.value.clone();
-    let id_ok = !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    let id_ok = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     if !id_ok {
-        return Err(rule_error(file, spanned_span(file, &def.id, id.len()), format!("rule id `{id}` must be kebab-case (a-z, 0-9, -)"), None));
+        return Err(rule_error(
+            file,
+            spanned_span(file, &def.id, id.len()),
+            format!("rule id `{id}` must be kebab-case (a-z, 0-9, -)"),
+            None,
+        ));
     }
     let change = def.change.value.clone();
     if change != "any" && !changes.iter().any(|(n, _)| *n == change) {
-        let known: Vec<&str> = changes.iter().map(|(n, _)| n.as_str()).chain(["any"]).collect();
+        let known: Vec<&str> = changes
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain(["any"])
+            .collect();
         return Err(rule_error(
             file,
             spanned_span(file, &def.change, change.len()),
             format!("unknown change kind `{change}` for {operator}"),
-            Some(format!("declare it under `changes:` or use one of: {}", known.join(", "))),
+            Some(format!(
+                "declare it under `changes:` or use one of: {}",
+                known.join(", ")
+            )),
         ));
     }
-    let when = Predicate::compile(&def.when.value, schema).map_err(|e| dsl_error(file, &def.when, e))?;
-    let message = Template::compile(&def.message.value, schema).map_err(|e| dsl_error(file, &def.message, e))?;
+    let when =
+        Predicate::compile(&def.when.value, schema).map_err(|e| dsl_error(file, &def.when, e))?;
+    let message = Template::compile(&def.message.value, schema)
+        .map_err(|e| dsl_error(file, &def.message, e))?;
     let verdict_span = spanned_span(file, &def.verdict, 1);
     let parse_verdict = |name: &str| {
         Verdict::from_name(name).ok_or_else(|| {
@@ -155,7 +222,9 @@ fn compile_rule(
                 file,
                 verdict_span,
                 format!("unknown verdict `{name}`"),
-                Some("one of: fully_compatible, partially_compatible, unknown, incompatible".into()),
+                Some(
+                    "one of: fully_compatible, partially_compatible, unknown, incompatible".into(),
+                ),
             )
         })
     };
@@ -163,13 +232,21 @@ fn compile_rule(
         VerdictDef::One(name) => RuleVerdict::One(parse_verdict(name)?),
         VerdictDef::ByMode(map) => {
             let Some(path) = verdict_by else {
-                return Err(rule_error(file, verdict_span, "a verdict per mode needs `verdict_by:` at the top of the file", None));
+                return Err(rule_error(
+                    file,
+                    verdict_span,
+                    "a verdict per mode needs `verdict_by:` at the top of the file",
+                    None,
+                ));
             };
             let mut verdicts = BTreeMap::new();
             for (mode, name) in map {
                 verdicts.insert(mode.clone(), parse_verdict(name)?);
             }
-            RuleVerdict::ByMode { path: path.to_string(), verdicts }
+            RuleVerdict::ByMode {
+                path: path.to_string(),
+                verdicts,
+            }
         }
     };
     Ok(Rule {

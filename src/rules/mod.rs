@@ -17,11 +17,26 @@ use std::path::Path;
 /// The rule files built into the binary.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("rules/query.yaml", include_str!("../../rules/query.yaml")),
-    ("rules/group_window_aggregate.yaml", include_str!("../../rules/group_window_aggregate.yaml")),
-    ("rules/group_aggregate.yaml", include_str!("../../rules/group_aggregate.yaml")),
-    ("rules/window_aggregate.yaml", include_str!("../../rules/window_aggregate.yaml")),
-    ("rules/over_aggregate.yaml", include_str!("../../rules/over_aggregate.yaml")),
-    ("rules/deduplicate.yaml", include_str!("../../rules/deduplicate.yaml")),
+    (
+        "rules/group_window_aggregate.yaml",
+        include_str!("../../rules/group_window_aggregate.yaml"),
+    ),
+    (
+        "rules/group_aggregate.yaml",
+        include_str!("../../rules/group_aggregate.yaml"),
+    ),
+    (
+        "rules/window_aggregate.yaml",
+        include_str!("../../rules/window_aggregate.yaml"),
+    ),
+    (
+        "rules/over_aggregate.yaml",
+        include_str!("../../rules/over_aggregate.yaml"),
+    ),
+    (
+        "rules/deduplicate.yaml",
+        include_str!("../../rules/deduplicate.yaml"),
+    ),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 
@@ -29,7 +44,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
 pub enum RuleVerdict {
     One(Verdict),
     /// The verdict depends on a fact's value (the deduplication mode matrix).
-    ByMode { path: String, verdicts: BTreeMap<String, Verdict> },
+    ByMode {
+        path: String,
+        verdicts: BTreeMap<String, Verdict>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -63,7 +81,8 @@ impl Rule {
         match &self.verdict {
             RuleVerdict::One(v) => v.name().to_string(),
             RuleVerdict::ByMode { path, verdicts } => {
-                let parts: Vec<String> = verdicts.iter().map(|(m, v)| format!("{m}: {v}")).collect();
+                let parts: Vec<String> =
+                    verdicts.iter().map(|(m, v)| format!("{m}: {v}")).collect();
                 format!("by {path}: {}", parts.join(", "))
             }
         }
@@ -109,7 +128,10 @@ impl RuleSet {
         }
         for dir in dirs {
             let dir = dir.as_ref();
-            let entries = std::fs::read_dir(dir).map_err(|e| Error::Io { path: dir.display().to_string(), reason: e.to_string() })?;
+            let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
+                path: dir.display().to_string(),
+                reason: e.to_string(),
+            })?;
             let mut paths: Vec<_> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
@@ -117,7 +139,9 @@ impl RuleSet {
             paths.sort();
             for path in paths {
                 let text = crate::input::read_text(&path)?;
-                if let Err(e) = load::load_file(&SourceFile::new(path.display().to_string(), text), &mut set) {
+                if let Err(e) =
+                    load::load_file(&SourceFile::new(path.display().to_string(), text), &mut set)
+                {
                     errors.push(e);
                 }
             }

@@ -71,7 +71,10 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
                 "CREATE TABLE ... AS SELECT is not supported yet: declare the table and use INSERT INTO".into(),
             ));
         } else {
-            return parser.expected("COMMENT, PARTITIONED BY, WITH, LIKE or the end of the statement", parser.peek_token());
+            return parser.expected(
+                "COMMENT, PARTITIONED BY, WITH, LIKE or the end of the statement",
+                parser.peek_token(),
+            );
         }
     }
     Ok(def)
@@ -86,7 +89,11 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         parser.expect_keyword(Keyword::AS)?;
         let expr = parser.parse_expr()?;
         let end = parser.peek_nth_token_ref(0).span;
-        def.watermark = Some(WatermarkDef { column, expr, span: file.span_of(start.union(&end)) });
+        def.watermark = Some(WatermarkDef {
+            column,
+            expr,
+            span: file.span_of(start.union(&end)),
+        });
         return Ok(());
     }
     if parser.parse_keyword(Keyword::CONSTRAINT) {
@@ -99,23 +106,35 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
     }
     let name = parser.parse_identifier()?.value;
     let kind = if parser.parse_keyword(Keyword::AS) {
-        ColumnKind::Computed { expr: parser.parse_expr()? }
+        ColumnKind::Computed {
+            expr: Box::new(parser.parse_expr()?),
+        }
     } else {
         let data_type = data_type(parser)?;
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
-            let key = if parser.parse_keyword(Keyword::FROM) { Some(parser.parse_literal_string()?) } else { None };
+            let key = if parser.parse_keyword(Keyword::FROM) {
+                Some(parser.parse_literal_string()?)
+            } else {
+                None
+            };
             let is_virtual = word_is(parser, 0, "VIRTUAL");
             if is_virtual {
                 parser.next_token();
             }
-            ColumnKind::Metadata { data_type, key, is_virtual }
+            ColumnKind::Metadata {
+                data_type,
+                key,
+                is_virtual,
+            }
         } else {
             ColumnKind::Physical { data_type }
         }
     };
     loop {
-        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || parser.parse_keyword(Keyword::NULL) {
+        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL])
+            || parser.parse_keyword(Keyword::NULL)
+        {
             continue;
         }
         if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
@@ -130,7 +149,11 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         break;
     }
     let end = parser.peek_nth_token_ref(0).span;
-    def.columns.push(ColumnDef { name, kind, span: file.span_of(start.union(&end)) });
+    def.columns.push(ColumnDef {
+        name,
+        kind,
+        span: file.span_of(start.union(&end)),
+    });
     Ok(())
 }
 
@@ -145,7 +168,10 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
             Token::EOF => true,
             Token::Comma | Token::RParen if depth == 0 => true,
             Token::Word(w) if depth == 0 && w.quote_style.is_none() => {
-                matches!(w.value.to_uppercase().as_str(), "METADATA" | "NOT" | "NULL" | "PRIMARY" | "COMMENT")
+                matches!(
+                    w.value.to_uppercase().as_str(),
+                    "METADATA" | "NOT" | "NULL" | "PRIMARY" | "COMMENT"
+                )
             }
             _ => false,
         };
@@ -158,7 +184,18 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
             Token::ShiftRight => depth -= 2,
             _ => {}
         }
-        if !text.is_empty() && !matches!(token, Token::LParen | Token::RParen | Token::Comma | Token::Lt | Token::Gt | Token::ShiftRight) && !text.ends_with(['(', '<']) {
+        if !text.is_empty()
+            && !matches!(
+                token,
+                Token::LParen
+                    | Token::RParen
+                    | Token::Comma
+                    | Token::Lt
+                    | Token::Gt
+                    | Token::ShiftRight
+            )
+            && !text.ends_with(['(', '<'])
+        {
             text.push(' ');
         }
         text.push_str(&token.to_string().to_uppercase());
@@ -176,7 +213,10 @@ fn not_enforced(parser: &mut Parser) -> Result<(), ParserError> {
         parser.next_token();
         Ok(())
     } else {
-        parser.expected("ENFORCED (Flink only accepts PRIMARY KEY ... NOT ENFORCED)", parser.peek_token())
+        parser.expected(
+            "ENFORCED (Flink only accepts PRIMARY KEY ... NOT ENFORCED)",
+            parser.peek_token(),
+        )
     }
 }
 
@@ -227,7 +267,9 @@ fn skip_parenthesized(parser: &mut Parser) -> Result<(), ParserError> {
 }
 
 fn skip_until_with(parser: &mut Parser) {
-    while !matches!(parser.peek_token().token, Token::EOF) && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH) {
+    while !matches!(parser.peek_token().token, Token::EOF)
+        && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH)
+    {
         parser.next_token();
     }
 }

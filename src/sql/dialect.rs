@@ -87,7 +87,12 @@ impl Dialect for FlinkDialect {
         }
         parser.next_token();
         Some(parser.parse_object_name(false).map(|name| {
-            let arg = Expr::CompoundIdentifier(name.0.iter().filter_map(|p| p.as_ident().cloned()).collect());
+            let arg = Expr::CompoundIdentifier(
+                name.0
+                    .iter()
+                    .filter_map(|p| p.as_ident().cloned())
+                    .collect(),
+            );
             Expr::Function(Function {
                 name: ObjectName::from(vec![Ident::new(TABLE_ARGUMENT)]),
                 uses_odbc_syntax: false,

@@ -22,7 +22,11 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
         let raw = match words.as_slice() {
             ["BEGIN", "STATEMENT", "SET", ..] => {
                 if open_set.is_some() {
-                    return Err(Error::sql(file, raw.span, "a statement set is already open"));
+                    return Err(Error::sql(
+                        file,
+                        raw.span,
+                        "a statement set is already open",
+                    ));
                 }
                 open_set = Some((raw.span, Vec::new()));
                 let rest = raw.skip_words(file, 3);
@@ -33,7 +37,11 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             ["EXECUTE", "STATEMENT", "SET", "BEGIN"] => {
                 if open_set.is_some() {
-                    return Err(Error::sql(file, raw.span, "a statement set is already open"));
+                    return Err(Error::sql(
+                        file,
+                        raw.span,
+                        "a statement set is already open",
+                    ));
                 }
                 open_set = Some((raw.span, Vec::new()));
                 let rest = raw.skip_words(file, 4);
@@ -44,7 +52,11 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             ["END"] => {
                 let Some((start, statements)) = open_set.take() else {
-                    return Err(Error::sql(file, raw.span, "END without BEGIN STATEMENT SET"));
+                    return Err(Error::sql(
+                        file,
+                        raw.span,
+                        "END without BEGIN STATEMENT SET",
+                    ));
                 };
                 out.push(Statement {
                     kind: StatementKind::StatementSet(statements),
@@ -88,7 +100,10 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
 /// A sqlparser parser over one statement's tokens.
 pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'a> {
     let mut tokens: Vec<TokenWithSpan> = raw.tokens.clone();
-    let end = tokens.last().map(|t| t.span.end).unwrap_or(sqlparser::tokenizer::Location { line: 0, column: 0 });
+    let end = tokens
+        .last()
+        .map(|t| t.span.end)
+        .unwrap_or(sqlparser::tokenizer::Location { line: 0, column: 0 });
     tokens.push(TokenWithSpan::at(Token::EOF, end, end));
     Parser::new(dialect)
         .with_recursion_limit(MAX_SQL_NESTING)
@@ -107,7 +122,14 @@ pub fn parser_error(file: &SourceFile, raw: &RawStatement, error: ParserError) -
             (strip_position(m), span)
         }
     };
-    Error::located("sql", file, span, format!("cannot parse the SQL: {message}"), "here", None)
+    Error::located(
+        "sql",
+        file,
+        span,
+        format!("cannot parse the SQL: {message}"),
+        "here",
+        None,
+    )
 }
 
 fn position_in_message(file: &SourceFile, message: &str) -> Option<ByteSpan> {
@@ -137,7 +159,11 @@ pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
         parts: object
             .0
             .iter()
-            .map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string()))
+            .map(|p| {
+                p.as_ident()
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| p.to_string())
+            })
             .collect(),
         span: file.span_of(object.span()),
     }
@@ -152,13 +178,10 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
     let kind = match words.as_slice() {
         ["SET", ..] => parse_set(file, raw)?,
         ["RESET", ..] => StatementKind::Reset {
-            key: raw
-                .tokens
-                .iter()
-                .find_map(|t| match &t.token {
-                    Token::SingleQuotedString(s) => Some(s.clone()),
-                    _ => None,
-                }),
+            key: raw.tokens.iter().find_map(|t| match &t.token {
+                Token::SingleQuotedString(s) => Some(s.clone()),
+                _ => None,
+            }),
         },
         ["CREATE", rest @ ..] => {
             let rest: Vec<&str> = rest
@@ -167,12 +190,16 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
                 .filter(|w| !matches!(*w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE"))
                 .collect();
             match rest.first() {
-                Some(&"TABLE") => StatementKind::CreateTable(ddl::parse_create_table(file, raw)?),
-                Some(&"VIEW") => StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?),
-                Some(&"FUNCTION") => {
-                    StatementKind::CreateFunction(parse_create_function(file, &mut parser).map_err(fail)?)
+                Some(&"TABLE") => StatementKind::CreateTable(Box::new(ddl::parse_create_table(file, raw)?)),
+                Some(&"VIEW") => {
+                    StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?)
                 }
-                _ => StatementKind::Other { words: words.join(" ") },
+                Some(&"FUNCTION") => StatementKind::CreateFunction(
+                    parse_create_function(file, &mut parser).map_err(fail)?,
+                ),
+                _ => StatementKind::Other {
+                    words: words.join(" "),
+                },
             }
         }
         ["INSERT", ..] | ["EXECUTE", "INSERT", ..] => {
@@ -186,9 +213,14 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
             expect_end(&mut parser).map_err(fail)?;
             StatementKind::Query(query)
         }
-        _ => StatementKind::Other { words: words.join(" ") },
+        _ => StatementKind::Other {
+            words: words.join(" "),
+        },
     };
-    Ok(Statement { kind, span: raw.span })
+    Ok(Statement {
+        kind,
+        span: raw.span,
+    })
 }
 
 fn expect_end(parser: &mut Parser) -> Result<(), ParserError> {
@@ -211,7 +243,11 @@ fn skip_create_prefix(parser: &mut Parser) {
 }
 
 fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, ParserError> {
-    let temporary = parser.peek_nth_token(1).token.to_string().eq_ignore_ascii_case("TEMPORARY");
+    let temporary = parser
+        .peek_nth_token(1)
+        .token
+        .to_string()
+        .eq_ignore_ascii_case("TEMPORARY");
     skip_create_prefix(parser);
     parser.expect_keyword(Keyword::VIEW)?;
     let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
@@ -232,11 +268,23 @@ fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, 
     parser.expect_keyword(Keyword::AS)?;
     let query = parser.parse_query()?;
     expect_end(parser)?;
-    Ok(ViewDef { name, temporary, columns, query })
+    Ok(ViewDef {
+        name,
+        temporary,
+        columns,
+        query,
+    })
 }
 
-fn parse_create_function(file: &SourceFile, parser: &mut Parser) -> Result<FunctionDef, ParserError> {
-    let temporary = parser.peek_nth_token(1).token.to_string().eq_ignore_ascii_case("TEMPORARY");
+fn parse_create_function(
+    file: &SourceFile,
+    parser: &mut Parser,
+) -> Result<FunctionDef, ParserError> {
+    let temporary = parser
+        .peek_nth_token(1)
+        .token
+        .to_string()
+        .eq_ignore_ascii_case("TEMPORARY");
     skip_create_prefix(parser);
     parser.expect_keyword(Keyword::FUNCTION)?;
     let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
@@ -258,7 +306,12 @@ fn parse_create_function(file: &SourceFile, parser: &mut Parser) -> Result<Funct
         };
     }
     // `USING JAR '...'` clauses do not change the function's identity for state purposes.
-    Ok(FunctionDef { name, class, language, temporary })
+    Ok(FunctionDef {
+        name,
+        class,
+        language,
+        temporary,
+    })
 }
 
 fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, ParserError> {
@@ -289,7 +342,12 @@ fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, Parser
     }
     let query = parser.parse_query()?;
     expect_end(parser)?;
-    Ok(Insert { sink, columns, overwrite, query })
+    Ok(Insert {
+        sink,
+        columns,
+        overwrite,
+        query,
+    })
 }
 
 fn parse_set(file: &SourceFile, raw: &RawStatement) -> Result<StatementKind> {
@@ -300,7 +358,9 @@ fn parse_set(file: &SourceFile, raw: &RawStatement) -> Result<StatementKind> {
         .skip(1)
         .collect();
     if significant.is_empty() {
-        return Ok(StatementKind::Other { words: "SET".into() });
+        return Ok(StatementKind::Other {
+            words: "SET".into(),
+        });
     }
     let eq = significant.iter().position(|t| t.token == Token::Eq);
     let Some(eq) = eq else {
@@ -332,7 +392,11 @@ fn parse_set(file: &SourceFile, raw: &RawStatement) -> Result<StatementKind> {
     let key_tokens = &significant[..eq];
     let value_tokens = &significant[eq + 1..];
     if key_tokens.is_empty() {
-        return Err(Error::sql(file, raw.span, "a SET statement needs a key before `=`"));
+        return Err(Error::sql(
+            file,
+            raw.span,
+            "a SET statement needs a key before `=`",
+        ));
     }
     let key_span = file
         .span_of(key_tokens[0].span)

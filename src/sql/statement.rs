@@ -11,17 +11,21 @@ pub struct Statement {
 
 #[derive(Debug, Clone)]
 pub enum StatementKind {
-    CreateTable(TableDef),
+    CreateTable(Box<TableDef>),
     CreateView(ViewDef),
     CreateFunction(FunctionDef),
     Set(Setting),
-    Reset { key: Option<String> },
+    Reset {
+        key: Option<String>,
+    },
     Insert(Insert),
     Query(Box<Query>),
     /// `BEGIN STATEMENT SET; ... END;` or `EXECUTE STATEMENT SET BEGIN ... END;`
     StatementSet(Vec<Statement>),
     /// A statement the tool reads past without modelling it (DROP, USE, SHOW, ...).
-    Other { words: String },
+    Other {
+        words: String,
+    },
 }
 
 /// A name as written, without quotes; identifiers are case-sensitive as in Flink.
@@ -62,9 +66,17 @@ pub struct ColumnDef {
 
 #[derive(Debug, Clone)]
 pub enum ColumnKind {
-    Physical { data_type: String },
-    Computed { expr: Expr },
-    Metadata { data_type: String, key: Option<String>, is_virtual: bool },
+    Physical {
+        data_type: String,
+    },
+    Computed {
+        expr: Box<Expr>,
+    },
+    Metadata {
+        data_type: String,
+        key: Option<String>,
+        is_virtual: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
