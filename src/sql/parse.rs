@@ -190,7 +190,9 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
                 .filter(|w| !matches!(*w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE"))
                 .collect();
             match rest.first() {
-                Some(&"TABLE") => StatementKind::CreateTable(Box::new(ddl::parse_create_table(file, raw)?)),
+                Some(&"TABLE") => {
+                    StatementKind::CreateTable(Box::new(ddl::parse_create_table(file, raw)?))
+                }
                 Some(&"VIEW") => {
                     StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?)
                 }
