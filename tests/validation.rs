@@ -1,0 +1,65 @@
+//! SQL that Flink rejects is reported as an error pointing at the SQL, not judged.
+
+use flink_compat::check::plan_script;
+use flink_compat::error::Error;
+use flink_compat::source::SourceFile;
+
+const TABLE: &str = "CREATE TEMPORARY TABLE t (k STRING, v DOUBLE, ts TIMESTAMP(3), n INT, WATERMARK FOR ts AS ts) WITH ('connector' = 'kafka');\n";
+
+fn error_of(query: &str) -> String {
+    let file = SourceFile::new("q.sql", format!("{TABLE}{query}"));
+    match plan_script(file, &[]) {
+        Ok(_) => panic!("accepted: {query}"),
+        Err(Error::Located(e)) => {
+            assert!(
+                e.line >= 2,
+                "the error points into the query: {}",
+                e.message
+            );
+            e.message.clone()
+        }
+        Err(other) => panic!("not located: {other}"),
+    }
+}
+
+#[test]
+fn different_over_windows_in_one_select_are_rejected() {
+    let message = error_of(
+        "SELECT MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), \
+         MIN(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM t;",
+    );
+    assert!(message.contains("same window"), "{message}");
+}
+
+#[test]
+fn a_bounded_over_window_must_be_ordered_by_a_time_attribute() {
+    let message = error_of("SELECT MAX(v) OVER (PARTITION BY k ORDER BY n ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t;");
+    assert!(message.contains("time attribute"), "{message}");
+}
+
+#[test]
+fn an_over_window_must_be_ascending_and_end_at_the_current_row() {
+    assert!(error_of("SELECT MAX(v) OVER (ORDER BY ts DESC) FROM t;").contains("ascending"));
+    let message = error_of(
+        "SELECT MAX(v) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM t;",
+    );
+    assert!(message.contains("CURRENT ROW"), "{message}");
+}
+
+#[test]
+fn named_windows_equal_the_inline_form() {
+    let plan = |q: &str| {
+        let p = plan_script(SourceFile::new("q.sql", format!("{TABLE}{q}")), &[]).expect("plans");
+        serde_json::Value::Object(p.queries[0].operators[0].facts.clone())
+    };
+    let inline = plan("SELECT k, MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' MINUTE PRECEDING AND CURRENT ROW) FROM t;");
+    let named = plan("SELECT k, MAX(v) OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '120' SECOND PRECEDING AND CURRENT ROW);");
+    assert_eq!(inline, named);
+}
+
+#[test]
+fn unknown_columns_are_reported_with_a_suggestion() {
+    let message =
+        error_of("SELECT K, COUNT(*) FROM t GROUP BY K, TUMBLE(ts, INTERVAL '1' MINUTE);");
+    assert!(message.contains("unknown column"), "{message}");
+}
