@@ -173,3 +173,67 @@ mod tests {
         assert_eq!(likely_typo("my.own.key"), None);
     }
 }
+
+/// Keys whose change cannot affect how state is laid out or restored, or that other facts
+/// judge already (early/late fire, the state-compatibility switches, the engine version).
+fn state_neutral(key: &str) -> bool {
+    const NEUTRAL: &[&str] = &[
+        "pipeline.name",
+        "parallelism.default",
+        "table.exec.resource.default-parallelism",
+        "state.backend.type",
+        "engine.version",
+    ];
+    const PREFIXES: &[&str] = &[
+        "table.exec.emit.",
+        "table.optimizer.state-compatibility.",
+        "execution.checkpointing.",
+    ];
+    NEUTRAL.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+/// The configuration keys whose value in force differs between two jobs, except those that
+/// cannot change state (sorted).
+pub fn changed_keys(old: &Config, new: &Config) -> Vec<String> {
+    let mut keys: Vec<String> = old
+        .values
+        .keys()
+        .chain(new.values.keys())
+        // A mistyped key is read as the key it evidently means (the script gets a warning).
+        .filter(|k| !state_neutral(likely_typo(k).unwrap_or(k)) && old.get(k) != new.get(k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+
+    #[test]
+    fn only_effective_state_relevant_changes_count() {
+        let mut old = Config::default();
+        let mut new = Config::default();
+        new.set(
+            "table.exec.mini-batch.enabled",
+            "false",
+            Origin::CommandLine,
+        );
+        new.set("pipeline.name", "renamed", Origin::CommandLine);
+        assert!(
+            changed_keys(&old, &new).is_empty(),
+            "explicit default and a neutral key"
+        );
+        old.set(
+            "table.optimizer.distinct-agg.split.enabled",
+            "true",
+            Origin::CommandLine,
+        );
+        assert_eq!(
+            changed_keys(&old, &new),
+            vec!["table.optimizer.distinct-agg.split.enabled"]
+        );
+    }
+}

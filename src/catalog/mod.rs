@@ -57,18 +57,6 @@ impl Table {
                 _ => None,
             })
     }
-
-    pub fn connector(&self) -> Option<&str> {
-        self.option("connector")
-    }
-
-    pub fn option(&self, key: &str) -> Option<&str> {
-        self.def
-            .options
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
 }
 
 pub fn is_proctime_call(expr: &sqlparser::ast::Expr) -> bool {
@@ -79,6 +67,7 @@ pub fn is_proctime_call(expr: &sqlparser::ast::Expr) -> bool {
 pub struct View {
     pub def: ViewDef,
     pub span: ByteSpan,
+    pub hints: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +90,7 @@ pub struct QueryStatement {
     pub span: ByteSpan,
     /// Index among the script's queries, from 1.
     pub ordinal: usize,
+    pub hints: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -169,6 +159,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
                 View {
                     def: def.clone(),
                     span: statement.span,
+                    hints: statement.hints.clone(),
                 },
             );
         }
@@ -194,6 +185,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
                 query: insert.query.clone(),
                 span: statement.span,
                 ordinal,
+                hints: statement.hints.clone(),
             });
         }
         StatementKind::Query(query) => {
@@ -204,6 +196,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
                 query: query.clone(),
                 span: statement.span,
                 ordinal,
+                hints: statement.hints.clone(),
             });
         }
         StatementKind::StatementSet(inner) => {

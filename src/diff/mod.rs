@@ -109,6 +109,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "ignore_filter": config.is_true("table.optimizer.state-compatibility.ignore-filter"),
         "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
         "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
+        "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
     })
 }
 
@@ -157,6 +158,10 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
         m.insert(
             "operators".into(),
             json!(q.map(operator_kinds).unwrap_or_default()),
+        );
+        m.insert(
+            "hints".into(),
+            json!(q.map(|q| q.hints.clone()).unwrap_or_default()),
         );
         m.insert(
             "sources".into(),

@@ -198,6 +198,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             FactType::Bool,
             "engine.version differs between old and new",
         ),
+        (
+            "changed_keys",
+            FactType::List(Box::new(FactType::String)),
+            "configuration keys whose value in force differs, except those that cannot change state",
+        ),
     ]
 }
 
@@ -220,6 +225,11 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "the kinds of its stateful operators, upstream first",
         ),
         ("sources", strings(), "the source tables it reads"),
+        (
+            "hints",
+            strings(),
+            "optimizer hints (/*+ ... */) of the query and the views it reads",
+        ),
     ]
 }
 
@@ -272,7 +282,7 @@ pub fn coverage_group(key: &str) -> &str {
         | "python_udafs"
         | "undeclared_aggregates"
         | "udafs" => "aggregates",
-        "keys" | "window_key_position" => "keys",
+        "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
         // A deduplication's input schema is its value fields, partition keys and order key.
         "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep"
         | "mode" => "row",

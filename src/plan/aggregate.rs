@@ -22,7 +22,7 @@ use sqlparser::ast::{
 use std::ops::ControlFlow;
 
 /// Whether the SELECT list or HAVING calls a built-in aggregate (without OVER).
-pub fn has_aggregates(_b: &Builder, select: &Select) -> bool {
+pub fn has_aggregates(select: &Select) -> bool {
     struct Finder(bool);
     impl Visitor for Finder {
         type Break = ();
@@ -189,17 +189,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         op.display.insert(key.canonical(), key.display(qualify));
     }
     set_aggregate_facts(&mut op, &aggregates, projection_span);
-    op.set(
-        "filters",
-        json!(input
-            .filters
-            .iter()
-            .map(CExpr::canonical)
-            .collect::<Vec<_>>()),
-    );
-    if let Some(where_clause) = &select.selection {
-        op.fact_spans.insert("filters".into(), b.span(where_clause));
-    }
+    op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
     if let Some(w) = &window {
         let mut facts = serde_json::Map::new();
         facts.insert("kind".into(), json!(w.kind.name()));
@@ -414,7 +404,7 @@ fn group_window(
         let declared = time
             .expr
             .as_column()
-            .is_some_and(|(t, _)| b.catalog.tables.contains_key(t));
+            .is_some_and(|(t, _)| b.catalog.tables.contains_key(super::scope::base_table(t)));
         if declared {
             b.notes.warn(format!("`{}` is not a time attribute (no WATERMARK or PROCTIME()); Flink rejects this window", time.name), Some(b.span(args[0])));
         } else {
@@ -524,13 +514,9 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
         .collect();
     op.set("keys", json!(keys));
     set_aggregate_facts(&mut op, &[], ByteSpan::default());
-    op.set(
-        "filters",
-        json!(relation
-            .filters
-            .iter()
-            .map(CExpr::canonical)
-            .collect::<Vec<_>>()),
+    op.set_filters(
+        &relation.filters,
+        select.selection.as_ref().map(|w| b.span(w)),
     );
     b.operators.push(op);
     Ok(relation)

@@ -26,6 +26,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let mut queries = Vec::new();
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &script.file, &mut notes);
+        builder.hints = statement.hints.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
         let name = match &statement.sink {
@@ -43,6 +44,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             span: statement.span,
             operators: builder.operators,
             sources: builder.sources,
+            hints: builder.hints,
             output,
         });
     }
@@ -60,6 +62,10 @@ pub struct Builder<'a> {
     pub notes: &'a mut Notes,
     pub operators: Vec<Operator>,
     pub sources: Vec<String>,
+    /// Optimizer hints of the query and of the views it reads.
+    pub hints: Vec<String>,
+    /// How many times each table was read so far in this query.
+    scans: BTreeMap<String, usize>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
 }
@@ -72,6 +78,8 @@ impl<'a> Builder<'a> {
             notes,
             operators: Vec::new(),
             sources: Vec::new(),
+            hints: Vec::new(),
+            scans: BTreeMap::new(),
             ctes: Vec::new(),
             view_depth: 0,
         }
@@ -228,7 +236,7 @@ impl<'a> Builder<'a> {
         }
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
-        let mut output = if grouped || aggregate::has_aggregates(self, select) {
+        let mut output = if grouped || aggregate::has_aggregates(select) {
             aggregate::build(self, select, input)?
         } else if over::has_over(select) {
             over::build(self, select, input)?
@@ -350,6 +358,28 @@ impl<'a> Builder<'a> {
         Ok(output)
     }
 
+    /// The span of a SELECT list.
+    pub fn projection_span(&self, select: &Select) -> ByteSpan {
+        select
+            .projection
+            .iter()
+            .fold(ByteSpan::default(), |acc, i| acc.union(self.span(i)))
+    }
+
+    /// One item of a SELECT list projected over a relation (a plain column or expression).
+    pub fn project_item(
+        &mut self,
+        select: &Select,
+        item: &SelectItem,
+        input: &Relation,
+    ) -> Result<Relation> {
+        let single = Select {
+            projection: vec![item.clone()],
+            ..select.clone()
+        };
+        self.project(&single, input)
+    }
+
     fn projected(&mut self, input: &Relation, expr: &Expr, name: String) -> Result<Column> {
         let span = self.span(expr);
         let (value, time) = match expr {
@@ -440,12 +470,10 @@ impl<'a> Builder<'a> {
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
                     relation = rename_columns(relation, &names);
                 }
-                if let Some(version) = version {
+                if version.is_some() {
+                    // A versioned table is read by a temporal or lookup join, which describes it.
                     relation.rank = None;
                     relation.window = None;
-                    relation
-                        .filters
-                        .push(CExpr::Literal(format!("VERSION {version}")));
                 }
                 Ok(relation)
             }
@@ -453,7 +481,7 @@ impl<'a> Builder<'a> {
                 subquery, alias, ..
             } => {
                 let relation = self.query(subquery)?;
-                let mut relation = match alias {
+                let relation = match alias {
                     Some(alias) => {
                         let names: Vec<String> =
                             alias.columns.iter().map(|c| c.name.value.clone()).collect();
@@ -461,10 +489,6 @@ impl<'a> Builder<'a> {
                     }
                     None => relation,
                 };
-                if relation.rank.is_some() {
-                    // The enclosing SELECT decides whether it is a deduplication or a Top-N.
-                    relation.base_tables.dedup();
-                }
                 Ok(relation)
             }
             TableFactor::TableFunction { expr, alias } => {
@@ -531,6 +555,7 @@ impl<'a> Builder<'a> {
                 return Err(Error::sql(self.file, span, format!("views nest more than {MAX_VIEW_DEPTH} levels deep (or refer to themselves)")));
             }
             self.view_depth += 1;
+            self.hints.extend(view.hints.iter().cloned());
             let saved = std::mem::take(&mut self.ctes);
             let relation = self.query(&view.def.query);
             self.ctes = saved;
@@ -541,8 +566,16 @@ impl<'a> Builder<'a> {
         if !self.sources.iter().any(|s| s == name) {
             self.sources.push(name.to_string());
         }
+        // A table read twice (a self-join) gets a second instance: `t#2.c` is not `t.c`.
+        let scans = self.scans.entry(name.to_string()).or_insert(0);
+        *scans += 1;
+        let instance = if *scans == 1 {
+            name.to_string()
+        } else {
+            format!("{name}#{scans}")
+        };
         if let Some(table) = self.catalog.tables.get(name) {
-            let columns = table_columns(&mut self.converter(), table, Some(name))?;
+            let columns = table_columns(&mut self.converter(), table, &instance, Some(name))?;
             return Ok(Relation {
                 columns,
                 base_tables: vec![name.to_string()],
@@ -554,7 +587,7 @@ impl<'a> Builder<'a> {
             Some(span),
         );
         Ok(Relation {
-            open_tables: vec![(Some(name.to_string()), name.to_string())],
+            open_tables: vec![(Some(name.to_string()), instance)],
             base_tables: vec![name.to_string()],
             ..Default::default()
         })
@@ -598,9 +631,10 @@ impl<'a> Builder<'a> {
 pub fn table_columns(
     conv: &mut Converter,
     table: &Table,
+    instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
-    let name = table.name().to_string();
+    let name = instance.to_string();
     let mut relation = Relation::default();
     for def in &table.def.columns {
         let time = table.time_kind(&def.name);

@@ -78,7 +78,7 @@ impl<'a> Converter<'a> {
             [] => return Err(self.error(span, "empty column reference".into())),
         };
         match rel.resolve(qualifier, name) {
-            Resolved::Column(c) | Resolved::Beneath(c, _) => Ok(c),
+            Resolved::Column(c) => Ok(c),
             Resolved::Ambiguous => Err(self.error(
                 span,
                 format!("column `{name}` is ambiguous here: qualify it with its table"),
@@ -106,7 +106,7 @@ impl<'a> Converter<'a> {
             .collect();
         if let [table] = candidates.as_slice() {
             let column = match self.catalog.tables.get(*table) {
-                Some(t) => super::builder::table_columns(self, t, None)?
+                Some(t) => super::builder::table_columns(self, t, table, None)?
                     .into_iter()
                     .find(|c| c.name == name),
                 None => Some(super::scope::open_column(None, table, name)),

@@ -65,26 +65,6 @@ impl CExpr {
         out
     }
 
-    /// The source tables this expression reads.
-    pub fn tables(&self, out: &mut Vec<String>) {
-        match self {
-            CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
-                if !out.contains(table) {
-                    out.push(table.clone())
-                }
-            }
-            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-                args.iter().for_each(|a| a.tables(out))
-            }
-            CExpr::Binary { left, right, .. } => {
-                left.tables(out);
-                right.tables(out);
-            }
-            CExpr::Unary { operand, .. } => operand.tables(out),
-            CExpr::Derived(_) | CExpr::Literal(_) | CExpr::Interval { .. } => {}
-        }
-    }
-
     pub fn as_column(&self) -> Option<(&str, &str)> {
         match self {
             CExpr::Column { table, column } => Some((table, column)),

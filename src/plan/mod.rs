@@ -103,9 +103,13 @@ impl Operator {
             .unwrap_or_else(|| canonical.to_string())
     }
 
-    /// A short label: the kind and, when there is one, the first facts that identify it.
-    pub fn fingerprint(&self) -> String {
-        Value::Object(self.facts.clone()).to_string()
+    /// The filter terms applied upstream of the operator, and the WHERE clause they come from.
+    pub fn set_filters(&mut self, filters: &[expr::CExpr], where_span: Option<ByteSpan>) {
+        let terms: Vec<String> = filters.iter().map(expr::CExpr::canonical).collect();
+        self.set("filters", Value::from(terms));
+        if let Some(span) = where_span {
+            self.fact_spans.insert("filters".into(), span);
+        }
     }
 }
 
@@ -121,6 +125,8 @@ pub struct QueryPlan {
     pub sources: Vec<String>,
     /// Canonical text of what the query writes (its output columns), to match renamed sinks.
     pub output: Vec<String>,
+    /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.
+    pub hints: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -232,7 +232,12 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     let order_time = match (order_time, order.as_column()) {
         (Some(t), _) => Some(t),
-        (None, Some((table, name))) if !b.catalog.tables.contains_key(table) => {
+        (None, Some((table, name)))
+            if !b
+                .catalog
+                .tables
+                .contains_key(super::scope::base_table(table)) =>
+        {
             let kind = if name.eq_ignore_ascii_case("proctime") {
                 TimeKind::Proctime
             } else {
@@ -312,13 +317,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     for (index, item) in select.projection.iter().enumerate() {
         let Some(expr) = item_expr(item) else {
-            let projected = b.project(
-                &Select {
-                    projection: vec![item.clone()],
-                    ..select.clone()
-                },
-                &input,
-            )?;
+            let projected = b.project_item(select, item, &input)?;
             output.columns.extend(projected.columns);
             output.open_tables.extend(projected.open_tables);
             continue;
@@ -374,26 +373,13 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         json!({"units": frame.units, "preceding": frame.preceding}),
     );
     op.set("input_schema", json!(schema));
-    op.set(
-        "filters",
-        json!(input
-            .filters
-            .iter()
-            .map(CExpr::canonical)
-            .collect::<Vec<_>>()),
-    );
-    let projection_span = select
-        .projection
-        .iter()
-        .fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
+    op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
+    let projection_span = b.projection_span(select);
     super::aggregate::set_aggregate_facts(&mut op, &aggregates, projection_span);
     for key in ["partition_keys", "order", "frame"] {
         op.fact_spans.insert(key.into(), spec_span);
     }
     op.fact_spans.insert("input_schema".into(), projection_span);
-    if let Some(w) = &select.selection {
-        op.fact_spans.insert("filters".into(), b.span(w));
-    }
     for p in &partition {
         op.display.insert(p.canonical(), p.display(qualify));
     }
@@ -467,13 +453,7 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
             SelectItem::UnnamedExpr(e) => (e, format!("EXPR${index}")),
             SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
             other => {
-                let projected = b.project(
-                    &Select {
-                        projection: vec![other.clone()],
-                        ..select.clone()
-                    },
-                    &input,
-                )?;
+                let projected = b.project_item(select, other, &input)?;
                 output.columns.extend(projected.columns);
                 output.open_tables.extend(projected.open_tables);
                 continue;
@@ -503,19 +483,11 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
                 continue;
             }
         }
-        let projected = b.project(
-            &Select {
-                projection: vec![item.clone()],
-                ..select.clone()
-            },
-            &input,
-        )?;
+        let projected = b.project_item(select, item, &input)?;
         output.columns.extend(projected.columns);
     }
     if let Some(mut p) = pending {
-        p.input = input.columns.clone();
-        p.input_open_tables = input.open_tables.iter().map(|(_, t)| t.clone()).collect();
-        // What the enclosing query can read: this SELECT's output.
+        // What flows into the rank is what the enclosing query can read: this SELECT's output.
         p.input = output
             .columns
             .iter()

@@ -105,8 +105,8 @@ pub fn pending(
         partition,
         order,
         span,
-        input: input.columns.clone(),
-        input_open_tables: input.open_tables.iter().map(|(_, t)| t.clone()).collect(),
+        input: Vec::new(),
+        input_open_tables: Vec::new(),
     })
 }
 
@@ -123,7 +123,7 @@ fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> 
         return Some(time);
     }
     let (table, name) = value.as_column()?;
-    if let Some(declared) = b.catalog.tables.get(table) {
+    if let Some(declared) = b.catalog.tables.get(super::scope::base_table(table)) {
         return declared.time_kind(name);
     }
     if name.eq_ignore_ascii_case("proctime") {
@@ -269,14 +269,7 @@ pub fn build(
         op.set("partition_keys", json!(partition));
         op.set("input_schema", json!(schema));
         op.set("value_fields", json!(values));
-        op.set(
-            "filters",
-            json!(input
-                .filters
-                .iter()
-                .map(CExpr::canonical)
-                .collect::<Vec<_>>()),
-        );
+        op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
         let partition_span = pending
             .partition
             .iter()
@@ -311,18 +304,12 @@ pub fn build(
     let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
     if op.kind == OperatorKind::Deduplicate {
         op.set("outputs", json!(outputs));
-        let projection_span = select
-            .projection
-            .iter()
-            .fold(ByteSpan::default(), |acc, i| acc.union(b.span(i)));
+        let projection_span = b.projection_span(select);
         op.fact_spans.insert("outputs".into(), projection_span);
         op.fact_spans
             .insert("input_schema".into(), projection_span.union(pending.span));
         op.fact_spans
             .insert("value_fields".into(), projection_span.union(pending.span));
-        if let Some(w) = &select.selection {
-            op.fact_spans.insert("filters".into(), b.span(w));
-        }
     }
     b.operators.push(op);
     input.rank = None;

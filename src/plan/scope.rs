@@ -50,7 +50,7 @@ pub struct PendingRank {
     pub partition: Vec<(CExpr, ByteSpan)>,
     pub order: Vec<(CExpr, bool, Option<TimeKind>, ByteSpan)>,
     pub span: ByteSpan,
-    /// The relation the ROW_NUMBER reads (its input columns).
+    /// The columns of the SELECT that holds the ROW_NUMBER (set once its output is known).
     pub input: Vec<Column>,
     pub input_open_tables: Vec<String>,
 }
@@ -73,8 +73,6 @@ pub struct Relation {
 
 pub enum Resolved {
     Column(Column),
-    /// Resolved only through a table beneath a subquery that does not select the column.
-    Beneath(Column, String),
     Missing,
     Ambiguous,
 }
@@ -155,6 +153,11 @@ pub fn open_column(qualifier: Option<String>, table: &str, name: &str) -> Column
     }
 }
 
+/// The table behind a scan instance (`orders#2` → `orders`).
+pub fn base_table(instance: &str) -> &str {
+    instance.split('#').next().unwrap_or(instance)
+}
+
 /// Whether a bare table's column looks like an event-time column (for ORDER BY inference).
 pub fn looks_like_time(name: &str) -> bool {
     let lower = name.to_lowercase();
@@ -168,7 +171,7 @@ pub fn looks_like_time(name: &str) -> bool {
 impl Resolved {
     pub fn into_column(self) -> Option<Column> {
         match self {
-            Resolved::Column(c) | Resolved::Beneath(c, _) => Some(c),
+            Resolved::Column(c) => Some(c),
             Resolved::Missing | Resolved::Ambiguous => None,
         }
     }

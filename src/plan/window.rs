@@ -177,13 +177,13 @@ pub fn join(b: &mut Builder, left: Relation, right: Relation, join: &Join) -> Re
         JoinOperator::CrossApply | JoinOperator::OuterApply => ("APPLY", None),
         _ => ("OTHER", None),
     };
-    let versioned = matches!(
-        &join.relation,
+    let version = match &join.relation {
         TableFactor::Table {
-            version: Some(_),
-            ..
-        }
-    );
+            version: Some(v), ..
+        } => Some(v.to_string()),
+        _ => None,
+    };
+    let versioned = version.is_some();
     let both_windows = left.window.is_some() && right.window.is_some();
     let lookup =
         versioned && right.columns.iter().all(|c| c.time.is_none()) && right.open_tables.is_empty();
@@ -218,7 +218,8 @@ pub fn join(b: &mut Builder, left: Relation, right: Relation, join: &Join) -> Re
         return Ok(joined);
     }
     let description = format!(
-        "{kind_word} {kind} ON {condition} [{}]",
+        "{kind_word} {kind} {} ON {condition} [{}]",
+        version.unwrap_or_default(),
         columns_text(&joined)
     );
     b.opaque(

@@ -295,10 +295,6 @@ fn evaluate_operator(
         .map(|f| f.verdict)
         .max()
         .unwrap_or(Verdict::FullyCompatible);
-    let verdict = match (pair.old, pair.new) {
-        (Some(_), Some(_)) => verdict,
-        _ => verdict.max(Verdict::FullyCompatible),
-    };
     let status = match (pair.old, pair.new) {
         (Some(_), None) => QueryStatus::Removed,
         (None, Some(_)) => QueryStatus::Added,
@@ -343,8 +339,13 @@ pub fn evaluate_query(
         .collect();
     let facts = diff::query_facts(pair, old_plan, new_plan);
     let mut findings = Vec::new();
+    let config_changed = lookup(&facts, "config.changed_keys")
+        .and_then(Value::as_array)
+        .is_some_and(|keys| !keys.is_empty())
+        || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true));
     let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged)
-        || pair.old.map(|q| &q.sink) != pair.new.map(|q| &q.sink);
+        || facts.get("old") != facts.get("new")
+        || config_changed;
     if changed {
         for (rule, _) in fire(rules, "query", &facts) {
             findings.push(Finding {

@@ -61,6 +61,7 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
                 out.push(Statement {
                     kind: StatementKind::StatementSet(statements),
                     span: start.union(raw.span),
+                    hints: Vec::new(),
                 });
                 continue;
             }
@@ -222,6 +223,7 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
     Ok(Statement {
         kind,
         span: raw.span,
+        hints: raw.hints(),
     })
 }
 

@@ -27,6 +27,19 @@ impl RawStatement {
             .collect()
     }
 
+    /// The optimizer hints of the statement: comments of the form `/*+ ... */`.
+    pub fn hints(&self) -> Vec<String> {
+        self.tokens
+            .iter()
+            .filter_map(|t| match &t.token {
+                Token::Whitespace(Whitespace::MultiLineComment(text)) if text.starts_with('+') => {
+                    Some(text[1..].split_whitespace().collect::<Vec<_>>().join(" "))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Drops the first `n` significant tokens (and the whitespace around them).
     pub fn skip_words(&self, file: &SourceFile, n: usize) -> RawStatement {
         let mut seen = 0;

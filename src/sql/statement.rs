@@ -7,6 +7,8 @@ use sqlparser::ast::{Expr, Query};
 pub struct Statement {
     pub kind: StatementKind,
     pub span: ByteSpan,
+    /// Optimizer hints (`/*+ STATE_TTL(...) */`), whitespace-normalized: they can change state.
+    pub hints: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
