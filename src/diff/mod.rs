@@ -110,7 +110,40 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
         "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
+        "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
+        "changed_functions": changed_functions(old, new),
     })
+}
+
+/// The statements read past (DROP, USE, ...), whitespace-normalized.
+fn unmodelled_statements(plan: &Plan) -> Vec<String> {
+    let text = |span| {
+        plan.file
+            .slice(span)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    plan.catalog
+        .ignored
+        .iter()
+        .map(|(_, span)| text(*span))
+        .collect()
+}
+
+/// Functions declared in the old job and removed, or declared again with another class or language.
+fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    old.catalog
+        .functions
+        .iter()
+        .filter(|(name, f)| {
+            new.catalog
+                .functions
+                .get(*name)
+                .is_none_or(|g| g.def.class != f.def.class || g.def.language != f.def.language)
+        })
+        .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
 }
 
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.

@@ -203,6 +203,16 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             FactType::List(Box::new(FactType::String)),
             "configuration keys whose value in force differs, except those that cannot change state",
         ),
+        (
+            "unmodelled_statements_changed",
+            FactType::Bool,
+            "the statements the tool reads past (DROP, USE, ALTER, ...) differ",
+        ),
+        (
+            "changed_functions",
+            FactType::List(Box::new(FactType::String)),
+            "functions of the old job removed or declared again with another class or language",
+        ),
     ]
 }
 

@@ -342,7 +342,11 @@ pub fn evaluate_query(
     let config_changed = lookup(&facts, "config.changed_keys")
         .and_then(Value::as_array)
         .is_some_and(|keys| !keys.is_empty())
-        || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true));
+        || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "config.changed_functions")
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty());
     let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
         || config_changed;
