@@ -1,7 +1,7 @@
 //! Aggregating queries: legacy group windows (`GROUP BY TUMBLE(...)`), window TVF aggregates,
 //! non-windowed GROUP BY and SELECT DISTINCT.
 
-use super::builder::Builder;
+use super::builder::{default_name, Builder};
 use super::convert::{AggCall, FunctionOrigin};
 use super::dialect_names::{WINDOW_END, WINDOW_START, WINDOW_TIME};
 use super::expr::CExpr;
@@ -257,16 +257,6 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     });
     b.operators.push(op);
     Ok(output)
-}
-
-fn default_name(expr: &Expr, index: usize) -> String {
-    match expr {
-        Expr::Identifier(i) => i.value.clone(),
-        Expr::CompoundIdentifier(parts) => {
-            parts.last().map(|p| p.value.clone()).unwrap_or_default()
-        }
-        _ => format!("EXPR${index}"),
-    }
 }
 
 fn property_time(expr: &CExpr) -> Option<TimeKind> {

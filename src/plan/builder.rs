@@ -662,7 +662,8 @@ pub fn table_columns(
     Ok(relation.columns)
 }
 
-fn default_name(expr: &Expr, index: usize) -> String {
+/// The name Flink gives an unaliased SELECT item: the column's name, else `EXPR$i`.
+pub fn default_name(expr: &Expr, index: usize) -> String {
     match expr {
         Expr::Identifier(i) => i.value.clone(),
         Expr::CompoundIdentifier(parts) => {

@@ -1,7 +1,7 @@
 //! OVER aggregates: `agg(x) OVER (PARTITION BY ... ORDER BY time ROWS|RANGE BETWEEN ... PRECEDING
 //! AND CURRENT ROW)`, inline or through a named `WINDOW w AS (...)`, and ranking functions.
 
-use super::builder::{referenced_columns, Builder};
+use super::builder::{default_name, referenced_columns, Builder};
 use super::convert::{AggCall, Converter};
 use super::expr::CExpr;
 use super::interval::interval_value;
@@ -324,10 +324,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         };
         let name = match item {
             SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-            _ => match expr {
-                Expr::Identifier(i) => i.value.clone(),
-                _ => format!("EXPR${index}"),
-            },
+            _ => default_name(expr, index),
         };
         let value = over_expr(b, &input, expr, &mut aggregates, qualify)?;
         let time = match (expr, &value) {
@@ -450,7 +447,7 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
     let mut pending = None;
     for (index, item) in select.projection.iter().enumerate() {
         let (expr, name) = match item {
-            SelectItem::UnnamedExpr(e) => (e, format!("EXPR${index}")),
+            SelectItem::UnnamedExpr(e) => (e, default_name(e, index)),
             SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
             other => {
                 let projected = b.project_item(select, other, &input)?;

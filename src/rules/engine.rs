@@ -27,6 +27,15 @@ pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
     })
 }
 
+fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
+    match (old, new) {
+        (true, false) => QueryStatus::Removed,
+        (false, true) => QueryStatus::Added,
+        _ if changed => QueryStatus::Changed,
+        _ => QueryStatus::Unchanged,
+    }
+}
+
 /// Which rules fire on these facts, with the paths each fired rule looked at.
 fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
     let changes = rules
@@ -295,12 +304,7 @@ fn evaluate_operator(
         .map(|f| f.verdict)
         .max()
         .unwrap_or(Verdict::FullyCompatible);
-    let status = match (pair.old, pair.new) {
-        (Some(_), None) => QueryStatus::Removed,
-        (None, Some(_)) => QueryStatus::Added,
-        _ if changed => QueryStatus::Changed,
-        _ => QueryStatus::Unchanged,
-    };
+    let status = status_of(pair.old.is_some(), pair.new.is_some(), changed);
     let node = pair
         .old
         .or(pair.new)
@@ -373,12 +377,7 @@ pub fn evaluate_query(
         )
         .max()
         .unwrap_or(Verdict::FullyCompatible);
-    let status = match (pair.old, pair.new) {
-        (Some(_), None) => QueryStatus::Removed,
-        (None, Some(_)) => QueryStatus::Added,
-        _ if changed => QueryStatus::Changed,
-        _ => QueryStatus::Unchanged,
-    };
+    let status = status_of(pair.old.is_some(), pair.new.is_some(), changed);
     let name = pair
         .new
         .or(pair.old)

@@ -20,7 +20,7 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
         let words = raw.leading_words(4);
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         let raw = match words.as_slice() {
-            ["BEGIN", "STATEMENT", "SET", ..] => {
+            ["BEGIN", "STATEMENT", "SET", ..] | ["EXECUTE", "STATEMENT", "SET", "BEGIN"] => {
                 if open_set.is_some() {
                     return Err(Error::sql(
                         file,
@@ -29,22 +29,8 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
                     ));
                 }
                 open_set = Some((raw.span, Vec::new()));
-                let rest = raw.skip_words(file, 3);
-                if rest.tokens.is_empty() {
-                    continue;
-                }
-                rest
-            }
-            ["EXECUTE", "STATEMENT", "SET", "BEGIN"] => {
-                if open_set.is_some() {
-                    return Err(Error::sql(
-                        file,
-                        raw.span,
-                        "a statement set is already open",
-                    ));
-                }
-                open_set = Some((raw.span, Vec::new()));
-                let rest = raw.skip_words(file, 4);
+                let opening = if words[0] == "BEGIN" { 3 } else { 4 };
+                let rest = raw.skip_words(file, opening);
                 if rest.tokens.is_empty() {
                     continue;
                 }
