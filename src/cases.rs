@@ -37,6 +37,9 @@ pub struct Expect {
     /// Substrings each of which must appear in some warning or assumption.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The verdict of each named query (its sink, or `query #n`), for whole-job cases.
+    #[serde(default)]
+    pub queries: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -138,6 +141,19 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
         ] {
             if sorted(got.clone()) != sorted(want.clone()) {
                 problems.push(format!("state {label}: expected {want:?}, got {got:?}"));
+            }
+        }
+    }
+    for (name, verdict) in &case.expect.queries {
+        match report.queries.iter().find(|q| &q.name == name) {
+            Some(q) if q.verdict.name() == verdict => {}
+            Some(q) => problems.push(format!(
+                "query {name}: expected {verdict}, got {}",
+                q.verdict
+            )),
+            None => {
+                let names: Vec<&str> = report.queries.iter().map(|q| q.name.as_str()).collect();
+                problems.push(format!("no query named {name}; queries: {names:?}"));
             }
         }
     }

@@ -11,6 +11,7 @@ pub struct QueryPair<'a> {
     pub old: Option<&'a QueryPlan>,
     pub new: Option<&'a QueryPlan>,
     pub operators: Vec<OperatorPair<'a>>,
+    pub sources: Vec<OperatorPair<'a>>,
 }
 
 pub struct OperatorPair<'a> {
@@ -58,6 +59,7 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
             old,
             new,
             operators: match_operators(old, new),
+            sources: match_sources(old, new),
         })
         .collect()
 }
@@ -103,6 +105,47 @@ fn match_operators<'a>(
     pairs
 }
 
+/// Source tables match by name; those left match in order (a renamed source).
+fn match_sources<'a>(
+    old: Option<&'a QueryPlan>,
+    new: Option<&'a QueryPlan>,
+) -> Vec<OperatorPair<'a>> {
+    let name = |op: &Operator| op.facts.get("name").cloned();
+    let old_tables: Vec<&Operator> = old
+        .map(|q| q.source_tables.iter().collect())
+        .unwrap_or_default();
+    let mut new_left: Vec<Option<&Operator>> = new
+        .map(|q| q.source_tables.iter().map(Some).collect())
+        .unwrap_or_default();
+    let mut pairs = Vec::new();
+    let mut old_left = Vec::new();
+    for op in old_tables {
+        match new_left
+            .iter_mut()
+            .find(|n| n.is_some_and(|n| name(n) == name(op)))
+            .and_then(Option::take)
+        {
+            Some(n) => pairs.push(OperatorPair {
+                old: Some(op),
+                new: Some(n),
+            }),
+            None => old_left.push(op),
+        }
+    }
+    let mut new_left = new_left.into_iter().flatten();
+    for op in old_left {
+        pairs.push(OperatorPair {
+            old: Some(op),
+            new: new_left.next(),
+        });
+    }
+    pairs.extend(new_left.map(|n| OperatorPair {
+        old: None,
+        new: Some(n),
+    }));
+    pairs
+}
+
 fn config_facts(old: &Plan, new: &Plan) -> Value {
     let config = &new.catalog.config;
     json!({
@@ -112,6 +155,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
         "changed_functions": changed_functions(old, new),
+        "temporary_tables_changed": temporary_tables_changed(old, new),
     })
 }
 
@@ -128,6 +172,29 @@ fn unmodelled_statements(plan: &Plan) -> Vec<String> {
         .ignored
         .iter()
         .map(|(_, span)| text(*span))
+        .collect()
+}
+
+/// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
+fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    let text = |plan: &Plan, span| {
+        plan.file
+            .slice(span)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    old.catalog
+        .tables
+        .iter()
+        .filter(|(_, t)| t.def.temporary)
+        .filter(|(name, t)| {
+            new.catalog
+                .tables
+                .get(*name)
+                .is_none_or(|n| text(new, n.span) != text(old, t.span))
+        })
+        .map(|(name, _)| name.clone())
         .collect()
 }
 
@@ -156,7 +223,64 @@ pub fn operator_facts(pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> 
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, old, new);
     facts.insert("config".into(), config_facts(old_plan, new_plan));
+    if pair.kind() == OperatorKind::Source {
+        source_pair_facts(&mut facts, pair);
+    }
     Value::Object(facts)
+}
+
+/// How the columns of a source table changed, split by whether the query reads them.
+fn source_pair_facts(facts: &mut Map<String, Value>, pair: &OperatorPair) {
+    let context = |op: Option<&Operator>, key: &str| -> Value {
+        op.and_then(|o| o.context.get(key))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let feeds_state = [pair.old, pair.new]
+        .iter()
+        .any(|op| context(*op, "feeds_state") == Value::Bool(true));
+    let definitions = |op: Option<&Operator>| -> Map<String, Value> {
+        match context(op, "columns") {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    };
+    let (old_defs, new_defs) = (definitions(pair.old), definitions(pair.new));
+    let read: Vec<Value> = [pair.old, pair.new]
+        .iter()
+        .filter_map(|op| context(*op, "read").as_array().cloned())
+        .flatten()
+        .collect();
+    let mut names: Vec<&String> = old_defs.keys().chain(new_defs.keys()).collect();
+    names.sort();
+    names.dedup();
+    let (mut type_changed, mut redefined, mut unread) = (Vec::new(), Vec::new(), Vec::new());
+    for name in names {
+        let (o, n) = (old_defs.get(name), new_defs.get(name));
+        if o == n {
+            continue;
+        }
+        let stored =
+            |d: Option<&Value>| d.and_then(|d| d.get("stored")) == Some(&Value::Bool(true));
+        if !read.iter().any(|r| r.as_str() == Some(name)) {
+            unread.push(name.clone());
+        } else if stored(o) && stored(n) {
+            type_changed.push(name.clone());
+        } else {
+            redefined.push(name.clone());
+        }
+    }
+    let declared = |op: Option<&Operator>| {
+        op.and_then(|o| o.facts.get("declared")) == Some(&Value::Bool(true))
+    };
+    facts.insert(
+        "both_declared".into(),
+        json!(declared(pair.old) && declared(pair.new)),
+    );
+    facts.insert("feeds_state".into(), json!(feeds_state));
+    facts.insert("read_column_types_changed".into(), json!(type_changed));
+    facts.insert("read_columns_redefined".into(), json!(redefined));
+    facts.insert("unread_columns_changed".into(), json!(unread));
 }
 
 fn add_relations(
@@ -179,7 +303,7 @@ fn add_relations(
 
 /// The facts of a query pair, for `rules/query.yaml`.
 pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value {
-    let side = |q: Option<&QueryPlan>| -> Map<String, Value> {
+    let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("exists".into(), json!(q.is_some()));
         m.insert(
@@ -200,13 +324,68 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
             "sources".into(),
             json!(q.map(|q| q.sources.clone()).unwrap_or_default()),
         );
+        let mut union_inputs: Vec<String> = q
+            .map(|q| q.unions.iter().flatten().cloned().collect())
+            .unwrap_or_default();
+        union_inputs.sort();
+        m.insert("union_inputs".into(), json!(union_inputs));
+        m.insert(
+            "sink_definition".into(),
+            json!(q.and_then(|q| q.sink_definition.clone())),
+        );
+        let sink_deleted = q.and_then(|q| q.sink.as_ref()).is_some_and(|s| {
+            this.catalog.tables.contains_key(s) && !other.catalog.tables.contains_key(s)
+        });
+        m.insert("sink_deleted".into(), json!(sink_deleted));
         m
     };
-    let (old, new) = (side(pair.old), side(pair.new));
+    let old = side(pair.old, old_plan, new_plan);
+    let mut new = side(pair.new, new_plan, new_plan);
+    new.insert("sink_deleted".into(), json!(false));
     let mut facts = Map::new();
     facts.insert("old".into(), Value::Object(old.clone()));
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, &old, &new);
     facts.insert("config".into(), config_facts(old_plan, new_plan));
+    facts.insert("changed_items".into(), json!(changed_items(pair)));
     Value::Object(facts)
+}
+
+/// The items of the query changed at once: the aggregates of a stateful operator, the filter
+/// beneath one, the sink (its name or, when declared, its definition).
+fn changed_items(pair: &QueryPair) -> Vec<String> {
+    let as_set = |op: &Operator, key: &str| -> Vec<String> {
+        let mut items: Vec<String> = op
+            .facts
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(Value::to_string).collect())
+            .unwrap_or_default();
+        items.sort();
+        items.dedup();
+        items
+    };
+    let mut items = Vec::new();
+    for op in &pair.operators {
+        let (Some(old), Some(new)) = (op.old, op.new) else {
+            continue;
+        };
+        let kind = operator_key(old);
+        if as_set(old, "aggregates") != as_set(new, "aggregates") {
+            items.push(format!("the aggregates of {kind}"));
+        }
+        if as_set(old, "filters") != as_set(new, "filters") {
+            items.push(format!("the filter beneath {kind}"));
+        }
+    }
+    if let (Some(old), Some(new)) = (pair.old, pair.new) {
+        if old.sink != new.sink
+            || (old.sink_definition.is_some()
+                && new.sink_definition.is_some()
+                && old.sink_definition != new.sink_definition)
+        {
+            items.push("the sink".into());
+        }
+    }
+    items
 }

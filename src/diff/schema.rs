@@ -164,6 +164,41 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 "filter terms applied upstream of the operator, canonical",
             ),
         ],
+        OperatorKind::Source => vec![
+            ("name", String, "the table's name as the query reads it"),
+            (
+                "declared",
+                Bool,
+                "whether the script declares it with CREATE TABLE",
+            ),
+            (
+                "connector",
+                String,
+                "the 'connector' option (the only WITH option checked)",
+            ),
+            (
+                "changelog",
+                String,
+                "insert-only, upsert, changelog:<format> or changelog-mode:<mode>",
+            ),
+            ("primary_key", strings(), "PRIMARY KEY columns, in order"),
+            (
+                "sharding",
+                strings(),
+                "WITH options about sharding, key=value",
+            ),
+            (
+                "columns",
+                strings(),
+                "every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)",
+            ),
+            (
+                "watermark_column",
+                String,
+                "the column of the WATERMARK (the rowtime attribute)",
+            ),
+            ("watermark", String, "the WATERMARK expression"),
+        ],
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",
@@ -213,6 +248,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             FactType::List(Box::new(FactType::String)),
             "functions of the old job removed or declared again with another class or language",
         ),
+        (
+            "temporary_tables_changed",
+            FactType::List(Box::new(FactType::String)),
+            "TEMPORARY TABLEs of the old script removed or declared otherwise in the new one",
+        ),
     ]
 }
 
@@ -236,11 +276,79 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
         ),
         ("sources", strings(), "the source tables it reads"),
         (
+            "union_inputs",
+            strings(),
+            "the inputs of its UNION ALLs, canonical (their order does not matter)",
+        ),
+        (
+            "sink_definition",
+            FactType::String,
+            "the sink table's columns, primary key and options, without its name",
+        ),
+        (
+            "sink_deleted",
+            FactType::Bool,
+            "the sink's CREATE TABLE is in the old script and not in the new one",
+        ),
+        (
             "hints",
             strings(),
             "optimizer hints (/*+ ... */) of the query and the views it reads",
         ),
     ]
+}
+
+/// Facts of a pair as a whole, beside `old`, `new`, the relations and `config`.
+pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)> {
+    match operator {
+        "query" => vec![(
+            "changed_items",
+            strings(),
+            "the items changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+        )],
+        "source" => vec![
+            (
+                "both_declared",
+                FactType::Bool,
+                "whether both scripts declare the table with CREATE TABLE",
+            ),
+            (
+                "feeds_state",
+                FactType::Bool,
+                "whether the query reading the table has stateful operators",
+            ),
+            (
+                "read_column_types_changed",
+                strings(),
+                "columns the query reads, stored on both sides, whose type changed",
+            ),
+            (
+                "read_columns_redefined",
+                strings(),
+                "columns the query reads that were added, removed, or redefined (computed on one side, or another computation)",
+            ),
+            (
+                "unread_columns_changed",
+                strings(),
+                "columns the query does not read that were added, removed or changed",
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// The schema a rule file for `operator` (an operator kind, or `query`) is checked against.
+pub fn schema_for(operator: &str) -> Option<FactSchema> {
+    let side = if operator == "query" {
+        query_facts()
+    } else {
+        operator_facts(OperatorKind::from_name(operator)?)
+    };
+    let mut schema = schema(&side);
+    for (name, fact_type, _) in pair_facts(operator) {
+        schema.root.insert(name.to_string(), fact_type);
+    }
+    Some(schema)
 }
 
 /// The whole schema a predicate of this rule file is checked against.

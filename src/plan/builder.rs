@@ -1,16 +1,16 @@
 //! Walks each query of the script, clause by clause, building relations with canonical lineage
 //! and recording the stateful operators Flink would plan.
 
-use super::convert::Converter;
+use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
-use super::{aggregate, over, rank, window, Operator, OperatorKind, Plan, QueryPlan};
+use super::{aggregate, over, rank, source_table, window, Operator, OperatorKind, Plan, QueryPlan};
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
-use crate::sql::{ColumnKind, Script};
+use crate::sql::{ColumnDef, ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
     Expr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor,
@@ -38,12 +38,26 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .iter()
             .map(|c| c.expr.canonical())
             .collect();
+        let source_tables = source_table::source_operators(
+            &catalog,
+            &builder.sources,
+            &builder.reads.columns,
+            !builder.operators.is_empty(),
+        );
+        let sink_definition = statement
+            .sink
+            .as_ref()
+            .and_then(|s| catalog.tables.get(s.last()))
+            .map(source_table::sink_definition);
         queries.push(QueryPlan {
             name,
             sink: statement.sink.as_ref().map(|s| s.last().to_string()),
             span: statement.span,
             operators: builder.operators,
             sources: builder.sources,
+            source_tables,
+            unions: builder.unions,
+            sink_definition,
             hints: builder.hints,
             output,
         });
@@ -62,6 +76,10 @@ pub struct Builder<'a> {
     pub notes: &'a mut Notes,
     pub operators: Vec<Operator>,
     pub sources: Vec<String>,
+    /// The inputs of each UNION ALL of the query, canonical and sorted.
+    pub unions: Vec<Vec<String>>,
+    /// The columns of source tables the query reads.
+    pub reads: Reads,
     /// Optimizer hints of the query and of the views it reads.
     pub hints: Vec<String>,
     /// How many times each table was read so far in this query.
@@ -78,6 +96,8 @@ impl<'a> Builder<'a> {
             notes,
             operators: Vec::new(),
             sources: Vec::new(),
+            unions: Vec::new(),
+            reads: Reads::default(),
             hints: Vec::new(),
             scans: BTreeMap::new(),
             ctes: Vec::new(),
@@ -86,7 +106,7 @@ impl<'a> Builder<'a> {
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
-        Converter::new(self.catalog, self.file, self.notes)
+        Converter::new(self.catalog, self.file, self.notes, &mut self.reads)
     }
 
     pub fn span(&self, node: &impl Spanned) -> ByteSpan {
@@ -179,7 +199,19 @@ impl<'a> Builder<'a> {
                     ));
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
-                let union = union_relation(left, right);
+                let nested: Vec<Vec<String>> = [&left, &right]
+                    .iter()
+                    .map(|side| side.union_inputs.clone())
+                    .filter(|inputs| !inputs.is_empty())
+                    .collect();
+                let mut union = union_relation(left, right);
+                if !(matches!(op, SetOperator::Union) && all) {
+                    union.union_inputs.clear();
+                } else {
+                    // The inner unions are part of this one.
+                    self.unions.retain(|u| !nested.contains(u));
+                    self.unions.push(union.union_inputs.clone());
+                }
                 if !(matches!(op, SetOperator::Union) && all) {
                     let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
                     self.opaque(
@@ -302,6 +334,9 @@ impl<'a> Builder<'a> {
                     output.columns.push(column);
                 }
                 SelectItem::Wildcard(_) => {
+                    for c in &input.columns {
+                        self.reads.record(c);
+                    }
                     output
                         .columns
                         .extend(input.columns.iter().cloned().map(|mut c| {
@@ -334,6 +369,7 @@ impl<'a> Builder<'a> {
                             .filter(|c| c.qualifier.as_deref() == Some(&qualifier))
                             .cloned()
                             .map(|mut c| {
+                                self.reads.record(&c);
                                 c.qualifier = None;
                                 c
                             }),
@@ -628,38 +664,62 @@ impl<'a> Builder<'a> {
 
 /// The columns of a declared table: physical and metadata columns as themselves, computed
 /// columns inlined (time attributes stay themselves: they are the identity of the time).
+/// A computed column may reference any physical or metadata column, wherever it is declared.
 pub fn table_columns(
     conv: &mut Converter,
     table: &Table,
     instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
-    let name = instance.to_string();
-    let mut relation = Relation::default();
+    let column = |def: &ColumnDef, expr: CExpr| Column {
+        name: def.name.clone(),
+        qualifier: qualifier.map(str::to_string),
+        expr,
+        time: table.time_kind(&def.name),
+        span: def.span,
+    };
+    let is_inlined = |def: &ColumnDef| {
+        matches!(def.kind, ColumnKind::Computed { .. }) && table.time_kind(&def.name).is_none()
+    };
+    let stored: Vec<Column> = table
+        .def
+        .columns
+        .iter()
+        .filter(|def| !is_inlined(def))
+        .map(|def| {
+            column(
+                def,
+                CExpr::Column {
+                    table: instance.to_string(),
+                    column: def.name.clone(),
+                },
+            )
+        })
+        .collect();
+    let scope = Relation {
+        columns: stored.clone(),
+        ..Default::default()
+    };
+    // Declaring a computed column reads nothing: using it does (its expression is inlined).
+    let reads_before = conv.reads.columns.clone();
+    let mut columns = Vec::with_capacity(table.def.columns.len());
     for def in &table.def.columns {
-        let time = table.time_kind(&def.name);
-        let expr = match (&def.kind, time) {
-            (ColumnKind::Computed { expr }, None) => {
-                let scope = Relation {
-                    columns: relation.columns.clone(),
-                    ..Default::default()
-                };
-                conv.expr(&scope, expr)?
+        match &def.kind {
+            ColumnKind::Computed { expr } if is_inlined(def) => {
+                let expr = conv.expr(&scope, expr)?;
+                conv.reads.computed_column(instance, &def.name, &expr);
+                columns.push(column(def, expr))
             }
-            _ => CExpr::Column {
-                table: name.clone(),
-                column: def.name.clone(),
-            },
-        };
-        relation.columns.push(Column {
-            name: def.name.clone(),
-            qualifier: qualifier.map(str::to_string),
-            expr,
-            time,
-            span: def.span,
-        });
+            _ => {
+                let Some(c) = stored.iter().find(|c| c.name == def.name) else {
+                    continue;
+                };
+                columns.push(c.clone());
+            }
+        }
     }
-    Ok(relation.columns)
+    conv.reads.columns = reads_before;
+    Ok(columns)
 }
 
 /// The name Flink gives an unaliased SELECT item: the column's name, else `EXPR$i`.
@@ -701,17 +761,26 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
     left
 }
 
-/// UNION ALL: column i is either input's column i; the order of the inputs does not matter.
+/// UNION ALL: column i is any input's column i; the order of the inputs does not matter, and
+/// nested UNION ALLs are one union of all their inputs.
 fn union_relation(left: Relation, right: Relation) -> Relation {
     let mut out = Relation {
         base_tables: left.base_tables.clone(),
         ..Default::default()
     };
     out.base_tables.extend(right.base_tables.clone());
+    let inputs_of = |side: &Relation, expr: &CExpr| -> Vec<CExpr> {
+        match expr {
+            CExpr::Call { name, args } if !side.union_inputs.is_empty() && name == "UNION" => {
+                args.clone()
+            }
+            other => vec![other.clone()],
+        }
+    };
     for (i, l) in left.columns.iter().enumerate() {
-        let mut args: Vec<CExpr> = vec![l.expr.clone()];
+        let mut args = inputs_of(&left, &l.expr);
         if let Some(r) = right.columns.get(i) {
-            args.push(r.expr.clone());
+            args.extend(inputs_of(&right, &r.expr));
         }
         args.sort();
         let time = right
@@ -729,6 +798,9 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
             span: l.span,
         });
     }
+    out.union_inputs = union_inputs_of(&left);
+    out.union_inputs.extend(union_inputs_of(&right));
+    out.union_inputs.sort();
     let mut filters: Vec<CExpr> = left.filters.into_iter().chain(right.filters).collect();
     filters.sort();
     filters.dedup();
@@ -739,6 +811,20 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
         .chain(right.open_tables)
         .collect();
     out
+}
+
+/// The inputs of a UNION ALL side: its own inputs when it is a union, else itself, described
+/// canonically by what it outputs and the filters beneath it.
+fn union_inputs_of(side: &Relation) -> Vec<String> {
+    if !side.union_inputs.is_empty() {
+        return side.union_inputs.clone();
+    }
+    let filters: Vec<String> = side.filters.iter().map(CExpr::canonical).collect();
+    let mut text = format!("[{}]", columns_text(side));
+    if !filters.is_empty() {
+        text.push_str(&format!(" WHERE {}", filters.join(" AND ")));
+    }
+    vec![text]
 }
 
 /// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the

@@ -13,7 +13,41 @@ use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArguments, Ident, Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
 };
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
+
+/// The source columns a query reads: (table, column), by table (not scan instance).
+#[derive(Debug, Default)]
+pub struct Reads {
+    pub columns: BTreeSet<(String, String)>,
+    /// The computed columns of the tables scanned, by their inlined expression.
+    computed: BTreeMap<CExpr, (String, String)>,
+}
+
+impl Reads {
+    /// Records the source columns `column` reads, and the computed column it is, if any.
+    pub fn record(&mut self, column: &Column) {
+        if let Some(computed) = self.computed.get(&column.expr) {
+            self.columns.insert(computed.clone());
+        }
+        let mut columns = Vec::new();
+        column.expr.source_columns(&mut columns);
+        for (instance, name) in columns {
+            self.columns.insert((table_of(&instance), name));
+        }
+    }
+
+    /// Remembers a computed column of a scanned table by its inlined expression.
+    pub fn computed_column(&mut self, instance: &str, name: &str, expr: &CExpr) {
+        self.computed
+            .insert(expr.clone(), (table_of(instance), name.to_string()));
+    }
+}
+
+/// The table of a scan instance (`t#2` is the second scan of `t`).
+fn table_of(instance: &str) -> String {
+    instance.split('#').next().unwrap_or_default().to_string()
+}
 
 /// Where an aggregate function comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -48,10 +82,17 @@ pub struct Converter<'a> {
     pub qualify_display: bool,
     /// Canonical GROUP BY keys of the aggregating query being converted.
     pub group_keys: Vec<String>,
+    /// Every source column a resolved reference reads: (table, column).
+    pub reads: &'a mut Reads,
 }
 
 impl<'a> Converter<'a> {
-    pub fn new(catalog: &'a Catalog, file: &'a SourceFile, notes: &'a mut Notes) -> Self {
+    pub fn new(
+        catalog: &'a Catalog,
+        file: &'a SourceFile,
+        notes: &'a mut Notes,
+        reads: &'a mut Reads,
+    ) -> Self {
         Converter {
             catalog,
             file,
@@ -59,7 +100,13 @@ impl<'a> Converter<'a> {
             aggregates: None,
             qualify_display: false,
             group_keys: Vec::new(),
+            reads,
         }
+    }
+
+    /// Records the source columns a column reads.
+    pub fn read(&mut self, column: &Column) {
+        self.reads.record(column);
     }
 
     pub fn span(&self, expr: &impl Spanned) -> ByteSpan {
@@ -78,7 +125,10 @@ impl<'a> Converter<'a> {
             [] => return Err(self.error(span, "empty column reference".into())),
         };
         match rel.resolve(qualifier, name) {
-            Resolved::Column(c) => Ok(c),
+            Resolved::Column(c) => {
+                self.read(&c);
+                Ok(c)
+            }
             Resolved::Ambiguous => Err(self.error(
                 span,
                 format!("column `{name}` is ambiguous here: qualify it with its table"),

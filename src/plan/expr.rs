@@ -72,6 +72,25 @@ impl CExpr {
         }
     }
 
+    /// The source columns the expression reads: (table instance, column).
+    pub fn source_columns(&self, out: &mut Vec<(String, String)>) {
+        match self {
+            CExpr::Column { table, column } => out.push((table.clone(), column.clone())),
+            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+                args.iter().for_each(|a| a.source_columns(out))
+            }
+            CExpr::Binary { left, right, .. } => {
+                left.source_columns(out);
+                right.source_columns(out);
+            }
+            CExpr::Unary { operand, .. } => operand.source_columns(out),
+            CExpr::AllColumns { .. }
+            | CExpr::Derived(_)
+            | CExpr::Literal(_)
+            | CExpr::Interval { .. } => {}
+        }
+    }
+
     /// Splits a conjunction into its terms.
     pub fn conjuncts(self) -> Vec<CExpr> {
         match self {

@@ -11,6 +11,7 @@ pub mod interval;
 pub mod over;
 pub mod rank;
 pub mod scope;
+pub mod source_table;
 pub mod window;
 
 use crate::catalog::Catalog;
@@ -28,18 +29,21 @@ pub enum OperatorKind {
     WindowAggregate,
     OverAggregate,
     Deduplicate,
+    /// A source table read by the query (its scan): connector, keys, changelog mode, columns.
+    Source,
     /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
     /// as a whole (its fingerprint), so any change to it is `unknown`.
     Opaque,
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 6] = [
+    pub const ALL: [OperatorKind; 7] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
         OperatorKind::OverAggregate,
         OperatorKind::Deduplicate,
+        OperatorKind::Source,
         OperatorKind::Opaque,
     ];
 
@@ -50,6 +54,7 @@ impl OperatorKind {
             OperatorKind::WindowAggregate => "window_aggregate",
             OperatorKind::OverAggregate => "over_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
+            OperatorKind::Source => "source",
             OperatorKind::Opaque => "opaque",
         }
     }
@@ -76,6 +81,9 @@ pub struct Operator {
     pub display: BTreeMap<String, String>,
     /// The pieces of state the operator keeps separately (its aggregates), canonical.
     pub state_items: Vec<String>,
+    /// What surrounds the operator (e.g. which of a source table's columns the query reads):
+    /// rules may read it through the pair's derived facts, but it is not the operator's own.
+    pub context: Map<String, Value>,
 }
 
 impl Operator {
@@ -89,6 +97,7 @@ impl Operator {
             item_spans: BTreeMap::new(),
             display: BTreeMap::new(),
             state_items: Vec::new(),
+            context: Map::new(),
         }
     }
 
@@ -123,6 +132,12 @@ pub struct QueryPlan {
     pub operators: Vec<Operator>,
     /// Source tables read, in order of first use.
     pub sources: Vec<String>,
+    /// The source tables as operators of kind `source`, in the same order.
+    pub source_tables: Vec<Operator>,
+    /// The inputs of each UNION ALL of the query, canonical and sorted.
+    pub unions: Vec<Vec<String>>,
+    /// The sink table's definition (columns, keys, options), canonical; empty when undeclared.
+    pub sink_definition: Option<String>,
     /// Canonical text of what the query writes (its output columns), to match renamed sinks.
     pub output: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.

@@ -89,6 +89,13 @@ pub fn render(report: &Report) -> String {
                 }
             );
         }
+        for source in query.sources.iter().filter(|s| !s.findings.is_empty()) {
+            let table = source.table.as_deref().unwrap_or_default();
+            let _ = writeln!(out, "  source table {table}: {}", source.verdict);
+            for f in &source.findings {
+                finding(&mut out, f);
+            }
+        }
     }
     if !report.notes.is_empty() {
         let _ = writeln!(out);

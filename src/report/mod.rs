@@ -37,11 +37,16 @@ pub struct QueryReport {
     pub verdict: Verdict,
     pub findings: Vec<Finding>,
     pub operators: Vec<OperatorReport>,
+    /// The source tables the query reads (kind `source`), judged on their DDL.
+    pub sources: Vec<OperatorReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OperatorReport {
     pub kind: String,
+    /// The table's name, for a source table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
     /// Flink's node for it (e.g. `stream-exec-group-window-aggregate`).
     pub flink_node: String,
     pub status: QueryStatus,
@@ -100,6 +105,7 @@ impl Report {
             q.findings
                 .iter()
                 .chain(q.operators.iter().flat_map(|o| o.findings.iter()))
+                .chain(q.sources.iter().flat_map(|o| o.findings.iter()))
         })
     }
 }

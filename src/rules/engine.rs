@@ -3,7 +3,7 @@
 
 use super::{lookup, Rule, RuleSet};
 use crate::diff::{self, OperatorPair, QueryPair};
-use crate::plan::{Operator, Plan};
+use crate::plan::{Operator, OperatorKind, Plan};
 use crate::report::{Finding, Location, OperatorReport, QueryReport, QueryStatus, StateFate};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
@@ -166,7 +166,27 @@ fn spans_for(
         match relation {
             Some("added") => new_span = new_span.union(narrow(new, &items("added"))),
             Some("removed") => old_span = old_span.union(narrow(old, &items("removed"))),
-            _ => {
+            // A whole-list relation (equal_as_set, ...) is about the items that differ.
+            Some(_) => {
+                old_span = old_span.union(narrow(old, &items("removed")));
+                new_span = new_span.union(narrow(new, &items("added")));
+            }
+            // A pair-level list of items (e.g. the names of changed columns).
+            None if parts.len() == 1 && lookup(facts, key).is_some_and(Value::is_array) => {
+                let items: Vec<String> = lookup(facts, key)
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                old_span = old_span.union(narrow(old, &items));
+                new_span = new_span.union(narrow(new, &items));
+            }
+            // A pair-level value (e.g. `feeds_state`) has no clause of its own.
+            None if parts.len() == 1 => {}
+            None => {
                 if let Some(op) = old {
                     old_span = old_span.union(op.fact_spans.get(key).copied().unwrap_or(op.span));
                 }
@@ -176,7 +196,11 @@ fn spans_for(
             }
         }
     }
-    (old_span, new_span)
+    let whole = |op: Option<&Operator>, span: ByteSpan| match op {
+        Some(op) if span.is_empty() => op.span,
+        _ => span,
+    };
+    (whole(old, old_span), whole(new, new_span))
 }
 
 fn state_fate(
@@ -320,6 +344,15 @@ fn evaluate_operator(
             Some(flink_kind) => format!("{operator}:{flink_kind}"),
             None => operator.to_string(),
         },
+        table: (kind == OperatorKind::Source)
+            .then(|| {
+                pair.new
+                    .or(pair.old)
+                    .and_then(|o| o.facts.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .flatten(),
         flink_node: node.to_string(),
         status,
         verdict,
@@ -341,6 +374,11 @@ pub fn evaluate_query(
         .iter()
         .map(|p| evaluate_operator(rules, p, old_plan, new_plan))
         .collect();
+    let sources: Vec<OperatorReport> = pair
+        .sources
+        .iter()
+        .map(|p| evaluate_operator(rules, p, old_plan, new_plan))
+        .collect();
     let facts = diff::query_facts(pair, old_plan, new_plan);
     let mut findings = Vec::new();
     let config_changed = lookup(&facts, "config.changed_keys")
@@ -351,7 +389,10 @@ pub fn evaluate_query(
         || lookup(&facts, "config.changed_functions")
             .and_then(Value::as_array)
             .is_some_and(|f| !f.is_empty());
-    let changed = operators.iter().any(|o| o.status != QueryStatus::Unchanged)
+    let changed = operators
+        .iter()
+        .chain(&sources)
+        .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
         || config_changed;
     if changed {
@@ -372,6 +413,7 @@ pub fn evaluate_query(
         .chain(
             operators
                 .iter()
+                .chain(&sources)
                 .filter(|o| o.status != QueryStatus::Removed && o.status != QueryStatus::Added)
                 .map(|o| o.verdict),
         )
@@ -391,5 +433,6 @@ pub fn evaluate_query(
         verdict,
         findings,
         operators,
+        sources,
     }
 }

@@ -105,13 +105,7 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// The fact schema a rule file of this operator is checked against.
-pub fn schema_for(operator: &str) -> Option<FactSchema> {
-    if operator == "query" {
-        return Some(schema::schema(&schema::query_facts()));
-    }
-    OperatorKind::from_name(operator).map(|kind| schema::schema(&schema::operator_facts(kind)))
-}
+pub use schema::schema_for;
 
 /// Compiles one rule file, adding its rules and change kinds to `set`.
 pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {

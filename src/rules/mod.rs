@@ -37,6 +37,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rules/deduplicate.yaml",
         include_str!("../../rules/deduplicate.yaml"),
     ),
+    ("rules/source.yaml", include_str!("../../rules/source.yaml")),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 

@@ -70,15 +70,16 @@ impl Template {
     }
 
     /// Fills the placeholders: strings as they are, integral numbers without
-    /// `.0`, `null` or an absent fact as `none`, lists as their items joined
-    /// by `, ` (nested lists and objects inside them as JSON), objects as
-    /// compact JSON.
+    /// `.0`, `null`, an absent fact or an empty list as `none`, lists as their
+    /// items joined by `, ` (nested lists and objects inside them as JSON),
+    /// objects as compact JSON.
     pub fn render(&self, facts: &Value) -> String {
         let mut out = String::new();
         for part in &self.parts {
             match part {
                 Part::Text(text) => out.push_str(text),
                 Part::Fact(path) => match json::lookup(facts, path) {
+                    Some(Value::Array(items)) if items.is_empty() => out.push_str("none"),
                     Some(Value::Array(items)) => {
                         let rendered: Vec<String> = items.iter().map(render_value).collect();
                         out.push_str(&rendered.join(", "));

@@ -62,7 +62,7 @@ fn renders_each_kind_of_value() {
         ("{old.window.kind}", "none"),
         ("{old.window.time_attr}", "none"),
         ("{old.keys}", r#"a, 1, 2, none, true, ["x"], {"k":"v"}"#),
-        ("[{old.filters}]", "[]"),
+        ("[{old.filters}]", "[none]"),
         ("{old.emit}", r#"{"early_fire":true,"late_fire":false}"#),
         ("{new.emit}", "none"),
     ] {

@@ -1,0 +1,187 @@
+//! The source tables a query reads, as operators of kind `source`: what of their DDL decides
+//! whether the new job can restore the old one's state (connector, keys, changelog mode, the
+//! columns the query reads, the watermark).
+
+use super::{Operator, OperatorKind};
+use crate::catalog::{Catalog, Table};
+use crate::sql::{ColumnDef, ColumnKind};
+
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// Formats whose records are changes (inserts, updates, deletes), not appends.
+const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "changelog"];
+
+/// One operator per source table read, in order of first use.
+pub fn source_operators(
+    catalog: &Catalog,
+    sources: &[String],
+    reads: &BTreeSet<(String, String)>,
+    feeds_state: bool,
+) -> Vec<Operator> {
+    sources
+        .iter()
+        .map(|name| match catalog.tables.get(name) {
+            Some(table) => declared(table, name, reads, feeds_state),
+            None => undeclared(name, feeds_state),
+        })
+        .collect()
+}
+
+fn undeclared(name: &str, feeds_state: bool) -> Operator {
+    let mut op = Operator::new(
+        OperatorKind::Source,
+        "stream-exec-table-source-scan",
+        Default::default(),
+    );
+    op.set("name", json!(name));
+    op.set("declared", json!(false));
+    op.context.insert("feeds_state".into(), json!(feeds_state));
+    op
+}
+
+fn declared(
+    table: &Table,
+    name: &str,
+    reads: &BTreeSet<(String, String)>,
+    feeds_state: bool,
+) -> Operator {
+    let def = &table.def;
+    let mut op = Operator::new(
+        OperatorKind::Source,
+        "stream-exec-table-source-scan",
+        table.span,
+    );
+    op.set("name", json!(name));
+    op.set("declared", json!(true));
+    op.context.insert("feeds_state".into(), json!(feeds_state));
+    op.set(
+        "connector",
+        option(def, "connector").map_or(Value::Null, |c| json!(c)),
+    );
+    op.set("changelog", json!(changelog_mode(def)));
+    op.set(
+        "primary_key",
+        json!(def.primary_key.clone().unwrap_or_default()),
+    );
+    let sharding: Vec<String> = def
+        .options
+        .iter()
+        .filter(|(k, _)| k.to_lowercase().contains("shard"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    op.set("sharding", json!(sharding));
+    let mut columns = Vec::new();
+    let mut definitions = serde_json::Map::new();
+    for column in &def.columns {
+        let text = column_text(column);
+        op.item_spans.insert(text.clone(), column.span);
+        op.item_spans.insert(column.name.clone(), column.span);
+        let stored = !matches!(column.kind, ColumnKind::Computed { .. })
+            || table.time_kind(&column.name).is_some();
+        definitions.insert(column.name.clone(), json!({"text": text, "stored": stored}));
+        columns.push(text);
+    }
+    op.set("columns", json!(columns));
+    op.context
+        .insert("columns".into(), Value::Object(definitions));
+    let read: Vec<&String> = def
+        .columns
+        .iter()
+        .map(|c| &c.name)
+        .filter(|c| reads.contains(&(name.to_string(), (*c).clone())))
+        .collect();
+    op.context.insert("read".into(), json!(read));
+    match &def.watermark {
+        Some(w) => {
+            op.set("watermark_column", json!(w.column));
+            op.set("watermark", json!(w.expr.to_string()));
+            op.fact_spans.insert("watermark".into(), w.span);
+            op.fact_spans.insert("watermark_column".into(), w.span);
+        }
+        None => {
+            op.set("watermark_column", Value::Null);
+            op.set("watermark", Value::Null);
+        }
+    }
+    op
+}
+
+fn option<'d>(def: &'d crate::sql::TableDef, key: &str) -> Option<&'d str> {
+    def.options
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.as_str())
+}
+
+/// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
+/// `changelog:<format>` for CDC formats.
+fn changelog_mode(def: &crate::sql::TableDef) -> String {
+    if let Some(mode) = option(def, "changelog-mode") {
+        return format!("changelog-mode:{mode}");
+    }
+    if option(def, "connector").is_some_and(|c| c.to_lowercase().starts_with("upsert-")) {
+        return "upsert".into();
+    }
+    if option(def, "connector").is_some_and(|c| c.to_lowercase().ends_with("-cdc")) {
+        return "changelog:cdc".into();
+    }
+    let formats = ["format", "value.format"];
+    for key in formats {
+        if let Some(format) = option(def, key) {
+            let lower = format.to_lowercase();
+            if CHANGELOG_FORMATS.iter().any(|f| lower.contains(f)) {
+                return format!("changelog:{lower}");
+            }
+        }
+    }
+    "insert-only".into()
+}
+
+/// A column as declared, whitespace and keyword case aside: `b BIGINT`, `c AS a + 1`,
+/// `m TIMESTAMP(3) METADATA FROM 'timestamp' VIRTUAL`.
+fn column_text(column: &ColumnDef) -> String {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match &column.kind {
+        ColumnKind::Physical { data_type } => {
+            format!("{} {}", column.name, words(data_type).to_uppercase())
+        }
+        ColumnKind::Computed { expr } => format!("{} AS {expr}", column.name),
+        ColumnKind::Metadata {
+            data_type,
+            key,
+            is_virtual,
+        } => {
+            let mut text = format!(
+                "{} {} METADATA",
+                column.name,
+                words(data_type).to_uppercase()
+            );
+            if let Some(key) = key {
+                text.push_str(&format!(" FROM '{key}'"));
+            }
+            if *is_virtual {
+                text.push_str(" VIRTUAL");
+            }
+            text
+        }
+    }
+}
+
+/// A sink table's definition without its name: columns, primary key, options, canonical.
+pub fn sink_definition(table: &Table) -> String {
+    let def = &table.def;
+    let columns: Vec<String> = def.columns.iter().map(column_text).collect();
+    let mut options: Vec<String> = def
+        .options
+        .iter()
+        .map(|(k, v)| format!("'{k}'='{v}'"))
+        .collect();
+    options.sort();
+    format!(
+        "({}) PRIMARY KEY ({}) WITH ({})",
+        columns.join(", "),
+        def.primary_key.clone().unwrap_or_default().join(", "),
+        options.join(", ")
+    )
+}
