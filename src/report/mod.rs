@@ -68,6 +68,39 @@ pub struct StateFate {
     pub undetermined: Vec<String>,
 }
 
+impl StateFate {
+    /// The fate of this state when something around the operator (its query, its sources)
+    /// makes the restore `unknown` or `incompatible`.
+    pub fn under(self, verdict: crate::verdict::Verdict) -> StateFate {
+        let mut all_old: Vec<String> = self.reused.clone();
+        all_old.extend(self.discarded.iter().cloned());
+        let mut all_new: Vec<String> = self.reused.clone();
+        all_new.extend(self.starts_empty.iter().cloned());
+        match verdict {
+            crate::verdict::Verdict::Incompatible => StateFate {
+                operator: "discarded".into(),
+                reused: Vec::new(),
+                starts_empty: all_new,
+                discarded: all_old,
+                undetermined: Vec::new(),
+            },
+            _ => {
+                let mut undetermined = all_old;
+                undetermined.extend(self.starts_empty.iter().cloned());
+                undetermined.extend(self.undetermined.iter().cloned());
+                undetermined.dedup();
+                StateFate {
+                    operator: "undetermined".into(),
+                    reused: Vec::new(),
+                    starts_empty: Vec::new(),
+                    discarded: Vec::new(),
+                    undetermined,
+                }
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     pub rule: String,

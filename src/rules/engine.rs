@@ -419,6 +419,26 @@ pub fn evaluate_query(
         )
         .max()
         .unwrap_or(Verdict::FullyCompatible);
+    // A finding about the whole query or its sources decides the fate of every operator's state.
+    let surrounding = findings
+        .iter()
+        .map(|f| f.verdict)
+        .chain(sources.iter().map(|s| s.verdict))
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
+    let operators = operators
+        .into_iter()
+        .map(|mut op| {
+            if op.status != QueryStatus::Added
+                && op.status != QueryStatus::Removed
+                && surrounding >= Verdict::Unknown
+                && surrounding > op.verdict
+            {
+                op.state = op.state.under(surrounding);
+            }
+            op
+        })
+        .collect();
     let status = status_of(pair.old.is_some(), pair.new.is_some(), changed);
     let name = pair
         .new
