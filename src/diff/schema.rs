@@ -278,7 +278,7 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
         (
             "union_inputs",
             strings(),
-            "the inputs of its UNION ALLs, canonical (their order does not matter)",
+            "the inputs of its UNION ALLs, canonical, sorted (their order does not matter)",
         ),
         (
             "sink_definition",

@@ -814,17 +814,12 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
 }
 
 /// The inputs of a UNION ALL side: its own inputs when it is a union, else itself, described
-/// canonically by what it outputs and the filters beneath it.
+/// canonically by what it outputs (the filters beneath are judged as filters).
 fn union_inputs_of(side: &Relation) -> Vec<String> {
     if !side.union_inputs.is_empty() {
         return side.union_inputs.clone();
     }
-    let filters: Vec<String> = side.filters.iter().map(CExpr::canonical).collect();
-    let mut text = format!("[{}]", columns_text(side));
-    if !filters.is_empty() {
-        text.push_str(&format!(" WHERE {}", filters.join(" AND ")));
-    }
-    vec![text]
+    vec![format!("[{}]", columns_text(side))]
 }
 
 /// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the
