@@ -46,10 +46,13 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
             }
         }
     };
-    take(&|o, n| o.sink.is_some() && o.sink == n.sink);
-    take(&|o, n| {
+    let same_computation = |o: &QueryPlan, n: &QueryPlan| {
         o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
-    });
+    };
+    // Several queries may write to one sink: those computing the same thing pair first.
+    take(&|o, n| o.sink.is_some() && o.sink == n.sink && same_computation(o, n));
+    take(&|o, n| o.sink.is_some() && o.sink == n.sink);
+    take(&same_computation);
     take(&|o, n| o.sources.iter().any(|s| n.sources.contains(s)));
     pairs.extend(old_left.into_iter().flatten().map(|o| (Some(o), None)));
     pairs.extend(new_left.into_iter().flatten().map(|n| (None, Some(n))));
