@@ -24,6 +24,9 @@ pub struct Case {
     /// Job configuration, as if passed with `--set KEY=VALUE`.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+    /// The engine profile whose rules judge the pair (default: the one `test` runs with).
+    #[serde(default)]
+    pub engine: Option<String>,
     pub expect: Expect,
 }
 
@@ -37,6 +40,10 @@ pub struct Expect {
     /// Substrings each of which must appear in some warning or assumption.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The failure mode of every finding that names one, for profiles of engines that do not
+    /// migrate state: all of them must be this one.
+    #[serde(default)]
+    pub failure_modes: Vec<String>,
     /// The verdict of each named query (its sink, or `query #n`), for whole-job cases.
     #[serde(default)]
     pub queries: BTreeMap<String, String>,
@@ -84,6 +91,14 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let engine_rules;
+    let rules = match &case.engine {
+        Some(engine) if *engine != rules.engine => {
+            engine_rules = RuleSet::load_engine(engine, &rules.extra_dirs)?;
+            &engine_rules
+        }
+        _ => rules,
+    };
     let old = SourceFile::new(format!("{}#old", file.name), case.old.clone());
     let new = SourceFile::new(format!("{}#new", file.name), case.new.clone());
     let mut problems = Vec::new();
@@ -143,6 +158,18 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
                 problems.push(format!("state {label}: expected {want:?}, got {got:?}"));
             }
         }
+    }
+    let mut modes: Vec<String> = report
+        .findings()
+        .filter_map(|f| f.failure_mode.map(|m| m.name().to_string()))
+        .collect();
+    modes.sort();
+    modes.dedup();
+    if modes != sorted(case.expect.failure_modes.clone()) {
+        problems.push(format!(
+            "failure modes: expected {:?}, got {modes:?}",
+            case.expect.failure_modes
+        ));
     }
     for (name, verdict) in &case.expect.queries {
         match report.queries.iter().find(|q| &q.name == name) {

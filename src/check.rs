@@ -55,6 +55,7 @@ pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         verdict,
+        engine: rules.engine.clone(),
         old_file: old_plan.file.name.clone(),
         new_file: new_plan.file.name.clone(),
         queries,

@@ -65,6 +65,9 @@ pub enum Command {
         /// Job configuration, as `SET 'KEY' = 'VALUE';` would set it (repeatable)
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
         set: Vec<(String, String)>,
+        /// The engine whose rules judge the change (see `flink-compat rules profiles`)
+        #[arg(long, value_name = "NAME", default_value = crate::rules::profile::DEFAULT_ENGINE)]
+        engine: String,
         /// The lowest verdict that makes the exit status 1
         #[arg(long, value_enum, default_value_t = FailOn::Unknown)]
         fail_on: FailOn,
@@ -75,6 +78,9 @@ pub enum Command {
         paths: Vec<PathBuf>,
         #[arg(long = "rules", value_name = "DIR")]
         rules: Vec<PathBuf>,
+        /// The engine for cases that do not name one (a case's `engine:` wins)
+        #[arg(long, value_name = "NAME", default_value = crate::rules::profile::DEFAULT_ENGINE)]
+        engine: String,
     },
     /// List the loaded rules, or show one
     Rules {
@@ -82,6 +88,9 @@ pub enum Command {
         action: Option<RulesAction>,
         #[arg(long = "rules", value_name = "DIR", global = true)]
         rules: Vec<PathBuf>,
+        /// The engine whose rules to list or show
+        #[arg(long, value_name = "NAME", global = true, default_value = crate::rules::profile::DEFAULT_ENGINE)]
+        engine: String,
     },
     /// Show the normalized plan of a script (for debugging)
     Plan {
@@ -96,7 +105,11 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum RulesAction {
     List,
-    Show { id: String },
+    Show {
+        id: String,
+    },
+    /// The engine profiles and what each means
+    Profiles,
 }
 
 fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
@@ -150,6 +163,7 @@ fn execute(cli: Cli) -> Result<i32> {
             format,
             rules,
             set,
+            engine,
             fail_on,
         } => {
             if old.as_os_str() == "-" && new.as_os_str() == "-" {
@@ -157,7 +171,7 @@ fn execute(cli: Cli) -> Result<i32> {
                     "only one of OLD and NEW can be `-` (standard input)".into(),
                 ));
             }
-            let rules = RuleSet::load(&rules)?;
+            let rules = RuleSet::load_engine(&engine, &rules)?;
             let report = check(source(&old)?, source(&new)?, &set, &rules)?;
             match format {
                 Format::Json => println!("{}", json::render(&report)),
@@ -168,8 +182,12 @@ fn execute(cli: Cli) -> Result<i32> {
                 _ => 0,
             })
         }
-        Command::Test { paths, rules } => {
-            let rules = RuleSet::load(&rules)?;
+        Command::Test {
+            paths,
+            rules,
+            engine,
+        } => {
+            let rules = RuleSet::load_engine(&engine, &rules)?;
             let files = cases::collect(&paths)?;
             let mut failed = 0;
             let mut errors = Vec::new();
@@ -193,18 +211,36 @@ fn execute(cli: Cli) -> Result<i32> {
             println!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
-        Command::Rules { action, rules } => {
-            let set = RuleSet::load(&rules)?;
+        Command::Rules {
+            action,
+            rules,
+            engine,
+        } => {
+            let set = RuleSet::load_engine(&engine, &rules)?;
             match action.unwrap_or(RulesAction::List) {
                 RulesAction::List => {
+                    let profiles = crate::rules::profile::builtin()?;
+                    let names: Vec<&str> = profiles.keys().map(String::as_str).collect();
+                    println!("# engine {engine} (profiles: {})", names.join(", "));
                     for rule in &set.rules {
                         println!(
-                            "{:<40} {:<24} {:<22} {}",
+                            "{:<40} {:<24} {:<22} {:<16} {}",
                             rule.id,
                             rule.operator,
                             rule.change,
+                            rule.profile,
                             rule.verdict_text()
                         );
+                    }
+                }
+                RulesAction::Profiles => {
+                    for profile in crate::rules::profile::builtin()?.values() {
+                        let extends = profile
+                            .extends
+                            .as_ref()
+                            .map(|e| format!(" (extends {e})"))
+                            .unwrap_or_default();
+                        println!("{}{extends}: {}", profile.name, profile.description);
                     }
                 }
                 RulesAction::Show { id } => {
@@ -223,6 +259,10 @@ fn execute(cli: Cli) -> Result<i32> {
                     if let Some(d) = &rule.derived {
                         println!("  derived:  {d}");
                     }
+                    if let Some(mode) = &rule.failure_mode {
+                        println!("  failure mode: {mode:?}");
+                    }
+                    println!("  profile:  {}", rule.profile);
                     if let Some(e) = &rule.example {
                         println!(
                             "  example:\n{}",

@@ -36,6 +36,9 @@ fn snippet(out: &mut String, side: &str, location: &Option<Location>) {
 
 fn finding(out: &mut String, f: &Finding) {
     let _ = writeln!(out, "    [{}] {}: {}", f.verdict, f.rule, f.message);
+    if let Some(mode) = f.failure_mode {
+        let _ = writeln!(out, "        failure mode: {}", mode.name());
+    }
     if let Some(why) = &f.derived {
         let _ = writeln!(out, "        derived rule: {why}");
     }

@@ -13,6 +13,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Report {
     pub schema_version: u32,
     pub verdict: Verdict,
+    /// The engine profile whose rules judged the change.
+    pub engine: String,
     pub old_file: String,
     pub new_file: String,
     pub queries: Vec<QueryReport>,
@@ -108,6 +110,9 @@ pub struct Finding {
     pub message: String,
     /// Why the rule holds when the documentation does not state it.
     pub derived: Option<String>,
+    /// How the restore goes wrong on the engine (profiles of engines that do not migrate state).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_mode: Option<crate::rules::FailureMode>,
     pub old: Option<Location>,
     pub new: Option<Location>,
 }

@@ -295,6 +295,7 @@ fn evaluate_operator(
                 verdict: rule.verdict_for(&facts),
                 message: rule.message.render(&shown),
                 derived: rule.derived.clone(),
+                failure_mode: rule.failure_mode_for(&facts),
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
@@ -318,6 +319,7 @@ fn evaluate_operator(
                     "fail-safe: a change the rules do not explain is never called compatible"
                         .into(),
                 ),
+                failure_mode: None,
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
@@ -402,6 +404,7 @@ pub fn evaluate_query(
                 verdict: rule.verdict_for(&facts),
                 message: rule.message.render(&facts),
                 derived: rule.derived.clone(),
+                failure_mode: rule.failure_mode_for(&facts),
                 old: pair.old.and_then(|q| location(&old_plan.file, q.span)),
                 new: pair.new.and_then(|q| location(&new_plan.file, q.span)),
             });

@@ -2,7 +2,7 @@
 //! reports every error of every file at once, pointing into the YAML.
 
 use super::model::{RuleDef, RuleFile, VerdictDef};
-use super::{Rule, RuleSet, RuleVerdict};
+use super::{FailureMode, Rule, RuleFailureMode, RuleSet, RuleVerdict};
 use crate::diff::schema;
 use crate::error::{Error, Result};
 use crate::limits::{MAX_RULES, MAX_YAML_BYTES};
@@ -243,6 +243,43 @@ fn compile_rule(
             }
         }
     };
+    let failure_mode = match &def.failure_mode {
+        None => None,
+        Some(spanned) => {
+            let span = spanned_span(file, spanned, 1);
+            let parse = |name: &str| {
+                FailureMode::from_name(name).ok_or_else(|| {
+                    rule_error(
+                        file,
+                        span,
+                        format!("unknown failure mode `{name}`"),
+                        Some("one of: restore_fails, silently_wrong, state_dropped".into()),
+                    )
+                })
+            };
+            Some(match &spanned.value {
+                VerdictDef::One(name) => RuleFailureMode::One(parse(name)?),
+                VerdictDef::ByMode(map) => {
+                    let Some(path) = verdict_by else {
+                        return Err(rule_error(
+                            file,
+                            span,
+                            "a failure mode per mode needs `verdict_by:` at the top of the file",
+                            None,
+                        ));
+                    };
+                    let mut modes = BTreeMap::new();
+                    for (mode, name) in map {
+                        modes.insert(mode.clone(), parse(name)?);
+                    }
+                    RuleFailureMode::ByMode {
+                        path: path.to_string(),
+                        modes,
+                    }
+                }
+            })
+        }
+    };
     Ok(Rule {
         id,
         operator: operator.to_string(),
@@ -254,6 +291,8 @@ fn compile_rule(
         source: def.source.clone(),
         derived: def.derived.clone(),
         example: def.example.clone(),
+        failure_mode,
         file: file.name.clone(),
+        profile: String::new(),
     })
 }

@@ -5,6 +5,7 @@ pub mod dsl;
 pub mod engine;
 pub mod load;
 pub mod model;
+pub mod profile;
 
 use crate::error::{Error, Result};
 use crate::source::SourceFile;
@@ -14,32 +15,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The rule files built into the binary.
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("rules/query.yaml", include_str!("../../rules/query.yaml")),
-    (
-        "rules/group_window_aggregate.yaml",
-        include_str!("../../rules/group_window_aggregate.yaml"),
-    ),
-    (
-        "rules/group_aggregate.yaml",
-        include_str!("../../rules/group_aggregate.yaml"),
-    ),
-    (
-        "rules/window_aggregate.yaml",
-        include_str!("../../rules/window_aggregate.yaml"),
-    ),
-    (
-        "rules/over_aggregate.yaml",
-        include_str!("../../rules/over_aggregate.yaml"),
-    ),
-    (
-        "rules/deduplicate.yaml",
-        include_str!("../../rules/deduplicate.yaml"),
-    ),
-    ("rules/source.yaml", include_str!("../../rules/source.yaml")),
-    ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
-];
+/// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
+pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 
 #[derive(Debug, Clone)]
 pub enum RuleVerdict {
@@ -63,7 +40,51 @@ pub struct Rule {
     pub source: Option<String>,
     pub derived: Option<String>,
     pub example: Option<String>,
+    pub failure_mode: Option<RuleFailureMode>,
     pub file: String,
+    /// The profile (engine) whose files define the rule.
+    pub profile: String,
+}
+
+/// How a restore goes wrong, for engines that do not migrate state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureMode {
+    /// The job cannot start from the savepoint.
+    RestoreFails,
+    /// It starts, and results mix old and new meanings or are misassigned.
+    SilentlyWrong,
+    /// It starts without (some of) the old state.
+    StateDropped,
+}
+
+impl FailureMode {
+    pub const ALL: [FailureMode; 3] = [
+        FailureMode::RestoreFails,
+        FailureMode::SilentlyWrong,
+        FailureMode::StateDropped,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureMode::RestoreFails => "restore_fails",
+            FailureMode::SilentlyWrong => "silently_wrong",
+            FailureMode::StateDropped => "state_dropped",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FailureMode> {
+        FailureMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum RuleFailureMode {
+    One(FailureMode),
+    ByMode {
+        path: String,
+        modes: BTreeMap<String, FailureMode>,
+    },
 }
 
 impl Rule {
@@ -74,6 +95,17 @@ impl Rule {
             RuleVerdict::ByMode { path, verdicts } => {
                 let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
                 verdicts.get(mode).copied().unwrap_or(Verdict::Unknown)
+            }
+        }
+    }
+
+    /// The failure mode for these facts, when the rule names one.
+    pub fn failure_mode_for(&self, facts: &Value) -> Option<FailureMode> {
+        match self.failure_mode.as_ref()? {
+            RuleFailureMode::One(m) => Some(*m),
+            RuleFailureMode::ByMode { path, modes } => {
+                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
+                modes.get(mode).copied()
             }
         }
     }
@@ -96,6 +128,10 @@ pub fn lookup<'v>(facts: &'v Value, path: &str) -> Option<&'v Value> {
 
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
+    /// The engine profile the rules are for.
+    pub engine: String,
+    /// The user's rule directories loaded on top of the profile.
+    pub extra_dirs: Vec<std::path::PathBuf>,
     pub rules: Vec<Rule>,
     /// Per operator (or `query`): change kinds and their detecting predicates.
     pub changes: BTreeMap<String, Vec<(String, Predicate)>>,
@@ -118,13 +154,34 @@ impl RuleSet {
         self.rules.iter().find(|r| r.id == id)
     }
 
-    /// The built-in rules, then every `*.yaml` / `*.yml` of each directory, in name order.
+    /// The default engine's rules, then every `*.yaml` / `*.yml` of each directory.
     pub fn load(dirs: &[impl AsRef<Path>]) -> Result<RuleSet> {
-        let mut set = RuleSet::default();
+        RuleSet::load_engine(profile::DEFAULT_ENGINE, dirs)
+    }
+
+    /// An engine profile's rules (with those of the profiles it extends), then every
+    /// `*.yaml` / `*.yml` of each directory, in name order; errors of every file at once.
+    pub fn load_engine(engine: &str, dirs: &[impl AsRef<Path>]) -> Result<RuleSet> {
+        let mut set = RuleSet {
+            engine: engine.to_string(),
+            extra_dirs: dirs.iter().map(|d| d.as_ref().to_path_buf()).collect(),
+            ..Default::default()
+        };
         let mut errors = Vec::new();
-        for (name, text) in BUILTIN {
-            if let Err(e) = load::load_file(&SourceFile::new(*name, *text), &mut set) {
-                errors.push(e);
+        let profiles = profile::builtin()?;
+        for profile in profile::chain(&profiles, engine)? {
+            let before: Vec<String> = set.rules.iter().map(|r| r.id.clone()).collect();
+            for (name, text) in &profile.files {
+                if let Err(e) = load::load_file(&SourceFile::new(*name, *text), &mut set) {
+                    errors.push(e);
+                }
+            }
+            for rule in set.rules.iter_mut() {
+                if profile.files.iter().any(|(name, _)| *name == rule.file) {
+                    rule.profile = profile.name.clone();
+                } else if before.contains(&rule.id) {
+                    profile.inherit(rule);
+                }
             }
         }
         for dir in dirs {
@@ -136,14 +193,17 @@ impl RuleSet {
             let mut paths: Vec<_> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+                .filter(|p| p.file_name().is_some_and(|n| n != "profile.yaml"))
                 .collect();
             paths.sort();
             for path in paths {
                 let text = crate::input::read_text(&path)?;
-                if let Err(e) =
-                    load::load_file(&SourceFile::new(path.display().to_string(), text), &mut set)
-                {
+                let name = path.display().to_string();
+                if let Err(e) = load::load_file(&SourceFile::new(name.clone(), text), &mut set) {
                     errors.push(e);
+                }
+                for rule in set.rules.iter_mut().filter(|r| r.file == name) {
+                    rule.profile = "user".into();
                 }
             }
         }

@@ -37,6 +37,27 @@ pub struct RuleDef {
     pub derived: Option<String>,
     #[serde(default)]
     pub example: Option<String>,
+    /// How the restore goes wrong on this engine: `restore_fails`, `silently_wrong` or
+    /// `state_dropped` (or one per mode, like the verdict).
+    #[serde(default)]
+    pub failure_mode: Option<Spanned<VerdictDef>>,
+}
+
+/// `rules/<profile>/profile.yaml`: an engine's rule set.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileDef {
+    pub profile: Spanned<String>,
+    pub description: String,
+    /// The profile whose rules this one starts from; its own rules override them by id.
+    #[serde(default)]
+    pub extends: Option<Spanned<String>>,
+    /// The verdict an inherited (not overridden) rule takes here, by its verdict in the base.
+    #[serde(default)]
+    pub inherited: BTreeMap<String, Spanned<String>>,
+    /// Why inherited rules are mapped (shown as the rule's derivation).
+    #[serde(default)]
+    pub inherited_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
