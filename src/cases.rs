@@ -10,6 +10,7 @@ use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,6 +84,22 @@ fn sorted(mut items: Vec<String>) -> Vec<String> {
     items
 }
 
+/// Another engine's rules with the same user directories, loaded once per process.
+fn rules_of_engine(engine: &str, dirs: &[std::path::PathBuf]) -> Result<Arc<RuleSet>> {
+    type Cache = Mutex<BTreeMap<(String, Vec<std::path::PathBuf>), Arc<RuleSet>>>;
+    static LOADED: OnceLock<Cache> = OnceLock::new();
+    let key = (engine.to_string(), dirs.to_vec());
+    let cache = LOADED.get_or_init(Default::default);
+    if let Some(rules) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(rules);
+    }
+    let rules = Arc::new(RuleSet::load_engine(engine, dirs)?);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, rules.clone());
+    }
+    Ok(rules)
+}
+
 /// Runs one case; an error reading the case file itself is an `Err`.
 pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     let case = load(file)?;
@@ -94,8 +111,8 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     let engine_rules;
     let rules = match &case.engine {
         Some(engine) if *engine != rules.engine => {
-            engine_rules = RuleSet::load_engine(engine, &rules.extra_dirs)?;
-            &engine_rules
+            engine_rules = rules_of_engine(engine, &rules.extra_dirs)?;
+            &*engine_rules
         }
         _ => rules,
     };

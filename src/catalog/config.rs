@@ -60,6 +60,14 @@ pub const KNOWN_KEYS: &[(&str, Option<&str>)] = &[
     ),
     ("table.optimizer.reuse-sub-plan-enabled", None),
     ("table.optimizer.reuse-source-enabled", None),
+    ("table.exec.uid.generation", Some("PLAN_ONLY")),
+    ("table.exec.uid.format", None),
+    ("execution.state-recovery.path", None),
+    (
+        "execution.state-recovery.ignore-unclaimed-state",
+        Some("false"),
+    ),
+    ("execution.savepoint.ignore-unclaimed-state", Some("false")),
     ("engine.version", None),
     ("pipeline.name", None),
     ("parallelism.default", None),
@@ -188,6 +196,8 @@ fn state_neutral(key: &str) -> bool {
         "table.exec.emit.",
         "table.optimizer.state-compatibility.",
         "execution.checkpointing.",
+        "execution.state-recovery.",
+        "execution.savepoint.",
     ];
     NEUTRAL.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p))
 }

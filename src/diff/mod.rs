@@ -154,6 +154,8 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
     json!({
         "ignore_filter": config.is_true("table.optimizer.state-compatibility.ignore-filter"),
         "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
+        "ignore_unclaimed_state": config.is_true("execution.state-recovery.ignore-unclaimed-state")
+            || config.is_true("execution.savepoint.ignore-unclaimed-state"),
         "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
@@ -333,8 +335,12 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
         union_inputs.sort();
         m.insert("union_inputs".into(), json!(union_inputs));
         m.insert(
-            "sink_definition".into(),
-            json!(q.and_then(|q| q.sink_definition.clone())),
+            "sink_options".into(),
+            json!(q.and_then(|q| q.sink_options.clone())),
+        );
+        m.insert(
+            "sink_columns".into(),
+            json!(q.and_then(|q| q.sink_columns.clone()).unwrap_or_default()),
         );
         let sink_deleted = q.and_then(|q| q.sink.as_ref()).is_some_and(|s| {
             this.catalog.tables.contains_key(s) && !other.catalog.tables.contains_key(s)
@@ -355,7 +361,7 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
 }
 
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter
-/// beneath one, the sink (its name or, when declared, its definition).
+/// beneath one, the sink (another table, or its options; its columns follow the query).
 fn changed_items(pair: &QueryPair) -> Vec<String> {
     let as_set = |op: &Operator, key: &str| -> Vec<String> {
         let mut items: Vec<String> = op
@@ -383,9 +389,9 @@ fn changed_items(pair: &QueryPair) -> Vec<String> {
     }
     if let (Some(old), Some(new)) = (pair.old, pair.new) {
         if old.sink != new.sink
-            || (old.sink_definition.is_some()
-                && new.sink_definition.is_some()
-                && old.sink_definition != new.sink_definition)
+            || (old.sink_options.is_some()
+                && new.sink_options.is_some()
+                && old.sink_options != new.sink_options)
         {
             items.push("the sink".into());
         }

@@ -229,6 +229,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "table.optimizer.state-compatibility.ignore-sink",
         ),
         (
+            "ignore_unclaimed_state",
+            FactType::Bool,
+            "execution.state-recovery.ignore-unclaimed-state (open-source Flink: restore without the state no operator claims)",
+        ),
+        (
             "engine_version_changed",
             FactType::Bool,
             "engine.version differs between old and new",
@@ -281,9 +286,14 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "the inputs of its UNION ALLs, canonical, sorted (their order does not matter)",
         ),
         (
-            "sink_definition",
+            "sink_options",
             FactType::String,
-            "the sink table's columns, primary key and options, without its name",
+            "the sink table's primary key and WITH options (null when undeclared)",
+        ),
+        (
+            "sink_columns",
+            strings(),
+            "the sink table's columns as declared",
         ),
         (
             "sink_deleted",

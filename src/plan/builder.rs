@@ -44,11 +44,10 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             &builder.reads.columns,
             !builder.operators.is_empty(),
         );
-        let sink_definition = statement
+        let sink_table = statement
             .sink
             .as_ref()
-            .and_then(|s| catalog.tables.get(s.last()))
-            .map(source_table::sink_definition);
+            .and_then(|s| catalog.tables.get(s.last()));
         queries.push(QueryPlan {
             name,
             sink: statement.sink.as_ref().map(|s| s.last().to_string()),
@@ -57,7 +56,8 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             sources: builder.sources,
             source_tables,
             unions: builder.unions,
-            sink_definition,
+            sink_options: sink_table.map(source_table::sink_options),
+            sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
             output,
         });

@@ -136,8 +136,10 @@ pub struct QueryPlan {
     pub source_tables: Vec<Operator>,
     /// The inputs of each UNION ALL of the query, canonical and sorted.
     pub unions: Vec<Vec<String>>,
-    /// The sink table's definition (columns, keys, options), canonical; empty when undeclared.
-    pub sink_definition: Option<String>,
+    /// The sink table's primary key and WITH options, canonical; none when undeclared.
+    pub sink_options: Option<String>,
+    /// The sink table's columns as declared; none when undeclared.
+    pub sink_columns: Option<Vec<String>>,
     /// Canonical text of what the query writes (its output columns), to match renamed sinks.
     pub output: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.

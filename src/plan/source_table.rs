@@ -168,10 +168,9 @@ fn column_text(column: &ColumnDef) -> String {
     }
 }
 
-/// A sink table's definition without its name: columns, primary key, options, canonical.
-pub fn sink_definition(table: &Table) -> String {
+/// A sink table's primary key and WITH options, canonical (options sorted).
+pub fn sink_options(table: &Table) -> String {
     let def = &table.def;
-    let columns: Vec<String> = def.columns.iter().map(column_text).collect();
     let mut options: Vec<String> = def
         .options
         .iter()
@@ -179,9 +178,13 @@ pub fn sink_definition(table: &Table) -> String {
         .collect();
     options.sort();
     format!(
-        "({}) PRIMARY KEY ({}) WITH ({})",
-        columns.join(", "),
+        "PRIMARY KEY ({}) WITH ({})",
         def.primary_key.clone().unwrap_or_default().join(", "),
         options.join(", ")
     )
+}
+
+/// Every column of a table as declared.
+pub fn columns_text(table: &Table) -> Vec<String> {
+    table.def.columns.iter().map(column_text).collect()
 }

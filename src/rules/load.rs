@@ -142,6 +142,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
         }
     }
     for def in &parsed.rules {
+        let base = set.get(&def.id.value).cloned();
         match compile_rule(
             file,
             &operator,
@@ -149,6 +150,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             &changes,
             verdict_by.as_deref(),
             def,
+            base.as_ref(),
         ) {
             Ok(rule) => set.insert(rule),
             Err(e) => errors.push(e),
@@ -174,6 +176,7 @@ fn compile_rule(
     changes: &[(String, Predicate)],
     verdict_by: Option<&str>,
     def: &RuleDef,
+    base: Option<&Rule>,
 ) -> Result<Rule> {
     let id = def.id.value.clone();
     let id_ok = !id.is_empty()
@@ -188,28 +191,73 @@ fn compile_rule(
             None,
         ));
     }
-    let change = def.change.value.clone();
-    if change != "any" && !changes.iter().any(|(n, _)| *n == change) {
-        let known: Vec<&str> = changes
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .chain(["any"])
-            .collect();
+    if let Some(base) = base.filter(|b| b.operator != operator) {
         return Err(rule_error(
             file,
-            spanned_span(file, &def.change, change.len()),
-            format!("unknown change kind `{change}` for {operator}"),
+            spanned_span(file, &def.id, id.len()),
+            format!("rule `{id}` is a rule of {}, not {operator}", base.operator),
             Some(format!(
-                "declare it under `changes:` or use one of: {}",
-                known.join(", ")
+                "adjust it in a file with `operator: {}`",
+                base.operator
             )),
         ));
     }
-    let when =
-        Predicate::compile(&def.when.value, schema).map_err(|e| dsl_error(file, &def.when, e))?;
-    let message = Template::compile(&def.message.value, schema)
-        .map_err(|e| dsl_error(file, &def.message, e))?;
-    let verdict_span = spanned_span(file, &def.verdict, 1);
+    let missing: Vec<&str> = [
+        ("change", def.change.is_none()),
+        ("when", def.when.is_none()),
+        ("verdict", def.verdict.is_none()),
+        ("message", def.message.is_none()),
+    ]
+    .into_iter()
+    .filter(|(_, absent)| *absent)
+    .map(|(name, _)| name)
+    .collect();
+    if base.is_none() && !missing.is_empty() {
+        return Err(rule_error(
+            file,
+            spanned_span(file, &def.id, id.len()),
+            format!("rule `{id}` has no {}", missing.join(", ")),
+            Some("only a rule that adjusts an already loaded rule with the same id may leave them out".into()),
+        ));
+    }
+    let change = match &def.change {
+        Some(change) => change.value.clone(),
+        None => base.map(|b| b.change.clone()).unwrap_or_default(),
+    };
+    if let Some(spanned) = &def.change {
+        check_change(file, operator, changes, spanned)?;
+    }
+    let when = match (&def.when, base) {
+        (Some(when), _) => {
+            Predicate::compile(&when.value, schema).map_err(|e| dsl_error(file, when, e))?
+        }
+        (None, Some(b)) => b.when.clone(),
+        (None, None) => incomplete(file, def)?,
+    };
+    let message = match (&def.message, base) {
+        (Some(message), _) => {
+            Template::compile(&message.value, schema).map_err(|e| dsl_error(file, message, e))?
+        }
+        (None, Some(b)) => b.message.clone(),
+        (None, None) => incomplete(file, def)?,
+    };
+    let Some(verdict_def) = &def.verdict else {
+        let Some(b) = base else {
+            return incomplete(file, def);
+        };
+        return finish_rule(
+            file,
+            operator,
+            def,
+            b.verdict.clone(),
+            change,
+            when,
+            message,
+            verdict_by,
+            Some(b),
+        );
+    };
+    let verdict_span = spanned_span(file, verdict_def, 1);
     let parse_verdict = |name: &str| {
         Verdict::from_name(name).ok_or_else(|| {
             rule_error(
@@ -222,7 +270,7 @@ fn compile_rule(
             )
         })
     };
-    let verdict = match &def.verdict.value {
+    let verdict = match &verdict_def.value {
         VerdictDef::One(name) => RuleVerdict::One(parse_verdict(name)?),
         VerdictDef::ByMode(map) => {
             let Some(path) = verdict_by else {
@@ -243,6 +291,58 @@ fn compile_rule(
             }
         }
     };
+    finish_rule(
+        file, operator, def, verdict, change, when, message, verdict_by, base,
+    )
+}
+
+fn incomplete<T>(file: &SourceFile, def: &RuleDef) -> Result<T> {
+    Err(rule_error(
+        file,
+        spanned_span(file, &def.id, def.id.value.len()),
+        format!("rule `{}` is incomplete", def.id.value),
+        None,
+    ))
+}
+
+fn check_change(
+    file: &SourceFile,
+    operator: &str,
+    changes: &[(String, Predicate)],
+    spanned: &Spanned<String>,
+) -> Result<()> {
+    let change = &spanned.value;
+    if change == "any" || changes.iter().any(|(n, _)| n == change) {
+        return Ok(());
+    }
+    let known: Vec<&str> = changes
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(["any"])
+        .collect();
+    Err(rule_error(
+        file,
+        spanned_span(file, spanned, change.len()),
+        format!("unknown change kind `{change}` for {operator}"),
+        Some(format!(
+            "declare it under `changes:` or use one of: {}",
+            known.join(", ")
+        )),
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_rule(
+    file: &SourceFile,
+    operator: &str,
+    def: &RuleDef,
+    verdict: RuleVerdict,
+    change: String,
+    when: Predicate,
+    message: Template,
+    verdict_by: Option<&str>,
+    base: Option<&Rule>,
+) -> Result<Rule> {
     let failure_mode = match &def.failure_mode {
         None => None,
         Some(spanned) => {
@@ -280,18 +380,33 @@ fn compile_rule(
             })
         }
     };
+    // A rule adjusting a base rule keeps what it does not restate.
+    let restated_origin = def.source.is_some() || def.derived.is_some();
+    let kept = |own: &Option<String>, from_base: fn(&Rule) -> &Option<String>| {
+        own.clone()
+            .or_else(|| base.and_then(|b| from_base(b).clone()))
+    };
     Ok(Rule {
-        id,
+        id: def.id.value.clone(),
         operator: operator.to_string(),
         change,
         when,
         verdict,
         message,
-        rationale: def.rationale.clone(),
-        source: def.source.clone(),
-        derived: def.derived.clone(),
-        example: def.example.clone(),
-        failure_mode,
+        rationale: kept(&def.rationale, |b| &b.rationale),
+        // Where a rule comes from is restated as a whole, or kept as a whole.
+        source: if restated_origin {
+            def.source.clone()
+        } else {
+            kept(&None, |b| &b.source)
+        },
+        derived: if restated_origin {
+            def.derived.clone()
+        } else {
+            kept(&None, |b| &b.derived)
+        },
+        example: kept(&def.example, |b| &b.example),
+        failure_mode: failure_mode.or_else(|| base.and_then(|b| b.failure_mode.clone())),
         file: file.name.clone(),
         profile: String::new(),
     })

@@ -24,10 +24,16 @@ pub struct RuleFile {
 pub struct RuleDef {
     pub id: Spanned<String>,
     /// A change kind of this file's `changes`, or `any` (the operator changed in any way).
-    pub change: Spanned<String>,
-    pub when: Spanned<String>,
-    pub verdict: Spanned<VerdictDef>,
-    pub message: Spanned<String>,
+    /// `change`, `when`, `verdict` and `message` may be left out when a rule with this id is
+    /// already loaded (an engine profile adjusting a base rule): they are kept from it.
+    #[serde(default)]
+    pub change: Option<Spanned<String>>,
+    #[serde(default)]
+    pub when: Option<Spanned<String>>,
+    #[serde(default)]
+    pub verdict: Option<Spanned<VerdictDef>>,
+    #[serde(default)]
+    pub message: Option<Spanned<String>>,
     #[serde(default)]
     pub rationale: Option<String>,
     #[serde(default)]
