@@ -4,12 +4,27 @@ use crate::cases;
 use crate::check::{check, plan_script};
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{human, json};
+use crate::report::{github, human, json, sarif};
 use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+/// Writes to standard output, ignoring a closed pipe (`flink-compat ... | head` must not panic).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 const EXIT_CODES: &str = "Exit status:
   0  the verdict is below --fail-on (default: unknown)
@@ -25,6 +40,18 @@ pub struct Cli {
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
+    /// For a person: verdict first, findings with the SQL they are about, state, notes
+    Human,
+    /// One JSON object (docs/report.schema.json), also on error
+    Json,
+    /// SARIF 2.1.0, for code scanning
+    Sarif,
+    /// GitHub Actions workflow annotations
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PlanFormat {
     Human,
     Json,
 }
@@ -86,8 +113,8 @@ pub enum Command {
     /// Show the normalized plan of a script (for debugging)
     Plan {
         file: PathBuf,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
+        format: PlanFormat,
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
         set: Vec<(String, String)>,
     },
@@ -119,24 +146,24 @@ fn source(path: &std::path::Path) -> Result<SourceFile> {
 
 /// Runs the command; returns the exit status.
 pub fn run(cli: Cli) -> i32 {
-    let json_errors = matches!(
-        &cli.command,
-        Command::Check {
-            format: Format::Json,
+    let error_format = match &cli.command {
+        Command::Check { format, .. } => *format,
+        Command::Plan {
+            format: PlanFormat::Json,
             ..
-        } | Command::Plan {
-            format: Format::Json,
-            ..
-        }
-    );
+        } => Format::Json,
+        _ => Format::Human,
+    };
     match execute(cli) {
         Ok(code) => code,
         Err(error) => {
-            if json_errors {
-                println!("{}", json::render_error(&error));
-            } else {
-                eprintln!("{:?}", miette::Report::new(error));
+            match error_format {
+                Format::Json => outln!("{}", json::render_error(&error)),
+                Format::Sarif => outln!("{}", sarif::render_error(&error)),
+                Format::Github => out!("{}", github::render_error(&error)),
+                Format::Human => {}
             }
+            eprintln!("{:?}", miette::Report::new(error));
             2
         }
     }
@@ -160,8 +187,10 @@ fn execute(cli: Cli) -> Result<i32> {
             let rules = RuleSet::load(&rules)?;
             let report = check(source(&old)?, source(&new)?, &set, &rules)?;
             match format {
-                Format::Json => println!("{}", json::render(&report)),
-                Format::Human => print!("{}", human::render(&report)),
+                Format::Json => outln!("{}", json::render(&report)),
+                Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
+                Format::Github => out!("{}", github::render(&report)),
+                Format::Human => out!("{}", human::render(&report)),
             }
             Ok(match fail_on.threshold() {
                 Some(threshold) if report.verdict >= threshold => 1,
@@ -176,12 +205,12 @@ fn execute(cli: Cli) -> Result<i32> {
             for path in &files {
                 let file = source(path)?;
                 match cases::run(&file, &rules) {
-                    Ok(outcome) if outcome.passed() => println!("ok    {}", path.display()),
+                    Ok(outcome) if outcome.passed() => outln!("ok    {}", path.display()),
                     Ok(outcome) => {
                         failed += 1;
-                        println!("FAIL  {}", path.display());
+                        outln!("FAIL  {}", path.display());
                         for problem in &outcome.problems {
-                            println!("      {problem}");
+                            outln!("      {problem}");
                         }
                     }
                     Err(e) => errors.push(e),
@@ -190,7 +219,7 @@ fn execute(cli: Cli) -> Result<i32> {
             if let Some(e) = Error::collect("case files", errors) {
                 return Err(e);
             }
-            println!("{} passed, {failed} failed", files.len() - failed);
+            outln!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
         Command::Rules { action, rules } => {
@@ -198,7 +227,7 @@ fn execute(cli: Cli) -> Result<i32> {
             match action.unwrap_or(RulesAction::List) {
                 RulesAction::List => {
                     for rule in &set.rules {
-                        println!(
+                        outln!(
                             "{:<40} {:<24} {:<22} {}",
                             rule.id,
                             rule.operator,
@@ -213,18 +242,18 @@ fn execute(cli: Cli) -> Result<i32> {
                             "no rule with id `{id}` (see `flink-compat rules list`)"
                         ))
                     })?;
-                    println!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
+                    outln!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
-                        println!("  rationale: {r}");
+                        outln!("  rationale: {r}");
                     }
                     if let Some(s) = &rule.source {
-                        println!("  source:   {s}");
+                        outln!("  source:   {s}");
                     }
                     if let Some(d) = &rule.derived {
-                        println!("  derived:  {d}");
+                        outln!("  derived:  {d}");
                     }
                     if let Some(e) = &rule.example {
-                        println!(
+                        outln!(
                             "  example:\n{}",
                             e.lines()
                                 .map(|l| format!("    {l}"))
@@ -232,7 +261,7 @@ fn execute(cli: Cli) -> Result<i32> {
                                 .join("\n")
                         );
                     }
-                    println!("  file:     {}", rule.file);
+                    outln!("  file:     {}", rule.file);
                 }
             }
             Ok(0)
@@ -259,22 +288,22 @@ fn execute(cli: Cli) -> Result<i32> {
                 .collect();
             let value = serde_json::json!({"queries": queries, "notes": notes});
             match format {
-                Format::Json => println!(
+                PlanFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 ),
-                Format::Human => {
+                PlanFormat::Human => {
                     for q in &plan.queries {
-                        println!("query {} (sources: {})", q.name, q.sources.join(", "));
+                        outln!("query {} (sources: {})", q.name, q.sources.join(", "));
                         for o in &q.operators {
-                            println!("  {} [{}]", o.kind.name(), o.flink_node);
+                            outln!("  {} [{}]", o.kind.name(), o.flink_node);
                             for (k, v) in &o.facts {
-                                println!("    {k}: {v}");
+                                outln!("    {k}: {v}");
                             }
                         }
                     }
                     for n in &plan.notes.items {
-                        println!("note: {}", n.message);
+                        outln!("note: {}", n.message);
                     }
                 }
             }

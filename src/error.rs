@@ -110,6 +110,15 @@ impl Error {
         }
     }
 
+    /// The located errors inside (one for `Located`, each of `Many`, none otherwise).
+    pub fn located_errors(&self) -> Vec<&LocatedError> {
+        match self {
+            Error::Located(e) => vec![e],
+            Error::Many(many) => many.errors.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// A machine-readable description, for `--format json`.
     pub fn to_json(&self) -> serde_json::Value {
         fn located(e: &LocatedError) -> serde_json::Value {

@@ -5,7 +5,7 @@ use super::{Finding, Location, QueryStatus, Report};
 use crate::verdict::Verdict;
 use std::fmt::Write;
 
-fn verdict_words(verdict: Verdict) -> &'static str {
+pub fn verdict_words(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::FullyCompatible => {
             "FULLY COMPATIBLE: the new job reuses all of the old job's state"

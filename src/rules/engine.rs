@@ -16,6 +16,7 @@ pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
     if span.is_empty() && span.start == 0 {
         return None;
     }
+    let span = file.balanced(span);
     let pos = file.line_col(span.start);
     Some(Location {
         file: file.name.clone(),
@@ -131,6 +132,9 @@ fn spans_for(
 ) -> (ByteSpan, ByteSpan) {
     let mut old_span = ByteSpan::default();
     let mut new_span = ByteSpan::default();
+    // The items added (new) or removed (old) are the exact clause; the whole fact is a fallback.
+    let mut old_items = ByteSpan::default();
+    let mut new_items = ByteSpan::default();
     for path in paths {
         let parts: Vec<&str> = path.split('.').collect();
         let (key, relation) = match parts.as_slice() {
@@ -164,8 +168,8 @@ fn spans_for(
             }
         };
         match relation {
-            Some("added") => new_span = new_span.union(narrow(new, &items("added"))),
-            Some("removed") => old_span = old_span.union(narrow(old, &items("removed"))),
+            Some("added") => new_items = new_items.union(narrow(new, &items("added"))),
+            Some("removed") => old_items = old_items.union(narrow(old, &items("removed"))),
             _ => {
                 if let Some(op) = old {
                     old_span = old_span.union(op.fact_spans.get(key).copied().unwrap_or(op.span));
@@ -176,7 +180,14 @@ fn spans_for(
             }
         }
     }
-    (old_span, new_span)
+    let exact = |items: ByteSpan, whole: ByteSpan| {
+        if items.is_empty() && items.start == 0 {
+            whole
+        } else {
+            items
+        }
+    };
+    (exact(old_items, old_span), exact(new_items, new_span))
 }
 
 fn state_fate(
