@@ -185,12 +185,16 @@ fn execute(cli: Cli) -> Result<i32> {
                 ));
             }
             let rules = RuleSet::load(&rules)?;
-            let report = check(source(&old)?, source(&new)?, &set, &rules)?;
+            let (old, new) = (source(&old)?, source(&new)?);
+            let report = check(old.clone(), new.clone(), &set, &rules)?;
             match format {
                 Format::Json => outln!("{}", json::render(&report)),
                 Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
                 Format::Github => out!("{}", github::render(&report)),
-                Format::Human => out!("{}", human::render(&report)),
+                Format::Human => out!(
+                    "{}",
+                    human::render(&report, &[&old, &new], human::Style::detect())
+                ),
             }
             Ok(match fail_on.threshold() {
                 Some(threshold) if report.verdict >= threshold => 1,

@@ -4,6 +4,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod snippet;
 
 use crate::verdict::Verdict;
 use serde::Serialize;
