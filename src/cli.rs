@@ -122,8 +122,28 @@ pub enum Command {
 
 #[derive(Subcommand, Debug)]
 pub enum RulesAction {
+    /// Every loaded rule: id, operator, change kind, verdict
     List,
-    Show { id: String },
+    /// One rule: its predicate, message, rationale, source, and a case that fires it
+    Show {
+        id: String,
+        /// Directories of your own case files to take the example from (repeatable)
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// The facts a rule's predicate may use, per operator kind (Markdown; docs/facts.md)
+    Facts {
+        /// One operator kind (e.g. group_window_aggregate, query); all when absent
+        operator: Option<String>,
+    },
+}
+
+fn indented(text: &str) -> String {
+    text.trim_end()
+        .lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
@@ -213,8 +233,8 @@ fn execute(cli: Cli) -> Result<i32> {
                     Ok(outcome) => {
                         failed += 1;
                         outln!("FAIL  {}", path.display());
-                        for problem in &outcome.problems {
-                            outln!("      {problem}");
+                        for line in outcome.problems.iter().flat_map(|p| p.lines()) {
+                            outln!("      {line}");
                         }
                     }
                     Err(e) => errors.push(e),
@@ -240,7 +260,13 @@ fn execute(cli: Cli) -> Result<i32> {
                         );
                     }
                 }
-                RulesAction::Show { id } => {
+                RulesAction::Facts { operator } => {
+                    out!(
+                        "{}",
+                        crate::rules::facts_doc::reference(operator.as_deref())?
+                    );
+                }
+                RulesAction::Show { id, cases } => {
                     let rule = set.get(&id).ok_or_else(|| {
                         Error::Usage(format!(
                             "no rule with id `{id}` (see `flink-compat rules list`)"
@@ -266,6 +292,24 @@ fn execute(cli: Cli) -> Result<i32> {
                         );
                     }
                     outln!("  file:     {}", rule.file);
+                    match cases::example_of(&rule.id, &cases) {
+                        Some((path, case)) => {
+                            outln!("  case:     {path} — {}", case.title);
+                            outln!("    old:\n{}", indented(&case.old));
+                            outln!("    new:\n{}", indented(&case.new));
+                            if !case.set.is_empty() {
+                                let set: Vec<String> =
+                                    case.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                                outln!("    set: {}", set.join(", "));
+                            }
+                            outln!(
+                                "    expect: {} [{}]",
+                                case.expect.verdict,
+                                case.expect.findings.join(", ")
+                            );
+                        }
+                        None => outln!("  case:     none fires it (add one: see docs/guide.md)"),
+                    }
                 }
             }
             Ok(0)

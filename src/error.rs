@@ -101,6 +101,8 @@ impl Error {
                         other => return Some(other),
                     }
                 }
+                located
+                    .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
                 Some(Error::Many(Box::new(ManyErrors {
                     count: located.len(),
                     what: what.into(),

@@ -113,7 +113,8 @@ pub fn schema_for(operator: &str) -> Option<FactSchema> {
     OperatorKind::from_name(operator).map(|kind| schema::schema(&schema::operator_facts(kind)))
 }
 
-/// Compiles one rule file, adding its rules and change kinds to `set`.
+/// Compiles one rule file, adding its rules and change kinds to `set`; every mistake of every
+/// rule is reported, each at its place in the YAML.
 pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
     let parsed: RuleFile = parse_yaml(file, "rule")?;
     let mut errors = Vec::new();
@@ -157,7 +158,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             def,
         ) {
             Ok(rule) => set.insert(rule),
-            Err(e) => errors.push(e),
+            Err(rule_errors) => errors.extend(rule_errors),
         }
     }
     set.changes.insert(operator, changes);
@@ -180,14 +181,15 @@ fn compile_rule(
     changes: &[(String, Predicate)],
     verdict_by: Option<&str>,
     def: &RuleDef,
-) -> Result<Rule> {
+) -> std::result::Result<Rule, Vec<Error>> {
+    let mut errors = Vec::new();
     let id = def.id.value.clone();
     let id_ok = !id.is_empty()
         && id
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     if !id_ok {
-        return Err(rule_error(
+        errors.push(rule_error(
             file,
             spanned_span(file, &def.id, id.len()),
             format!("rule id `{id}` must be kebab-case (a-z, 0-9, -)"),
@@ -201,7 +203,7 @@ fn compile_rule(
             .map(|(n, _)| n.as_str())
             .chain(["any"])
             .collect();
-        return Err(rule_error(
+        errors.push(rule_error(
             file,
             spanned_span(file, &def.change, change.len()),
             format!("unknown change kind `{change}` for {operator}"),
@@ -211,11 +213,17 @@ fn compile_rule(
             )),
         ));
     }
-    let when =
-        Predicate::compile(&def.when.value, schema).map_err(|e| dsl_error(file, &def.when, e))?;
+    let when = Predicate::compile(&def.when.value, schema)
+        .map_err(|e| errors.push(dsl_error(file, &def.when, e)))
+        .ok();
     let message = Template::compile(&def.message.value, schema)
-        .map_err(|e| dsl_error(file, &def.message, e))?;
-    let verdict_span = spanned_span(file, &def.verdict, 1);
+        .map_err(|e| errors.push(dsl_error(file, &def.message, e)))
+        .ok();
+    let verdict_len = match &def.verdict.value {
+        VerdictDef::One(name) => name.len(),
+        VerdictDef::ByMode(_) => 1,
+    };
+    let verdict_span = spanned_span(file, &def.verdict, verdict_len);
     let parse_verdict = |name: &str| {
         Verdict::from_name(name).ok_or_else(|| {
             rule_error(
@@ -229,25 +237,41 @@ fn compile_rule(
         })
     };
     let verdict = match &def.verdict.value {
-        VerdictDef::One(name) => RuleVerdict::One(parse_verdict(name)?),
-        VerdictDef::ByMode(map) => {
-            let Some(path) = verdict_by else {
-                return Err(rule_error(
+        VerdictDef::One(name) => parse_verdict(name)
+            .map(RuleVerdict::One)
+            .map_err(|e| errors.push(e))
+            .ok(),
+        VerdictDef::ByMode(map) => match verdict_by {
+            None => {
+                errors.push(rule_error(
                     file,
                     verdict_span,
                     "a verdict per mode needs `verdict_by:` at the top of the file",
                     None,
                 ));
-            };
-            let mut verdicts = BTreeMap::new();
-            for (mode, name) in map {
-                verdicts.insert(mode.clone(), parse_verdict(name)?);
+                None
             }
-            RuleVerdict::ByMode {
-                path: path.to_string(),
-                verdicts,
+            Some(path) => {
+                let mut verdicts = BTreeMap::new();
+                for (mode, name) in map {
+                    match parse_verdict(name) {
+                        Ok(v) => {
+                            verdicts.insert(mode.clone(), v);
+                        }
+                        Err(e) => errors.push(e),
+                    }
+                }
+                Some(RuleVerdict::ByMode {
+                    path: path.to_string(),
+                    verdicts,
+                })
             }
-        }
+        },
+    };
+    let (Some(when), Some(message), Some(verdict), true) =
+        (when, message, verdict, errors.is_empty())
+    else {
+        return Err(errors);
     };
     Ok(Rule {
         id,

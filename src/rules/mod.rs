@@ -3,6 +3,7 @@
 
 pub mod dsl;
 pub mod engine;
+pub mod facts_doc;
 pub mod load;
 pub mod model;
 
