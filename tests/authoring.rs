@@ -140,3 +140,40 @@ fn every_built_in_rule_has_an_example_case() {
         .collect();
     assert!(without.is_empty(), "no case expects: {without:?}");
 }
+
+const MISSHAPEN: &str = "operator: group_window_aggregate
+rules:
+  - id: my-rule
+    change: aggregates
+    whn: count(plain_aggregates.added) > 0
+    verdict: partially_compatible
+    message: x
+  - id: my-other-rule
+    change: aggregates
+    when: count(aggregates.added) > 0
+    verdict: [unknown]
+    message: x
+";
+
+#[test]
+fn unknown_and_missing_keys_of_every_rule_are_reported_together() {
+    let file = flink_compat::source::SourceFile::new("misshapen.yaml", MISSHAPEN);
+    let mut set = RuleSet::default();
+    let Err(Error::Many(many)) = flink_compat::rules::load::load_file(&file, &mut set) else {
+        panic!("several errors expected");
+    };
+    let found: Vec<(usize, &str)> = many
+        .errors
+        .iter()
+        .map(|e| (e.line, e.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found[0], (3, "rule 1 has no `when`"));
+    assert_eq!(found[1], (5, "unknown key `whn`"));
+    assert_eq!(many.errors[1].help.as_deref(), Some("did you mean `when`?"));
+    assert_eq!(found[2].0, 11);
+    assert!(
+        found[2].1.starts_with("`verdict` must be a verdict"),
+        "{found:?}"
+    );
+}

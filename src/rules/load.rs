@@ -116,7 +116,15 @@ pub fn schema_for(operator: &str) -> Option<FactSchema> {
 /// Compiles one rule file, adding its rules and change kinds to `set`; every mistake of every
 /// rule is reported, each at its place in the YAML.
 pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
-    let parsed: RuleFile = parse_yaml(file, "rule")?;
+    let parsed: RuleFile = match parse_yaml(file, "rule") {
+        Ok(parsed) => parsed,
+        Err(first) => {
+            let mistakes = super::shape::mistakes(file);
+            return Err(
+                Error::collect(format!("rule file {}", file.name), mistakes).unwrap_or(first)
+            );
+        }
+    };
     let mut errors = Vec::new();
     let operator = parsed.operator.value.clone();
     let Some(schema) = schema_for(&operator) else {

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod facts_doc;
 pub mod load;
 pub mod model;
+pub mod shape;
 
 use crate::error::{Error, Result};
 use crate::source::SourceFile;
