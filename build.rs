@@ -1,5 +1,6 @@
-//! Builds the list of rule files shipped inside the binary from `rules/<profile>/*.yaml`, so a
-//! new profile or rule file needs no change to the Rust code.
+//! Embeds the rule files (`rules/<profile>/*.yaml`) and the golden case files
+//! (`cases/**/*.yaml`) in the binary: a new profile, rule file or case needs no change to the
+//! Rust code, and `flink-compat rules show ID` can print a case that fires the rule anywhere.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -18,19 +19,18 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let rules = root.join("rules");
-    println!("cargo:rerun-if-changed=rules");
+/// `(path relative to the crate, include_str!(absolute path))` for every YAML file under `dir`.
+fn embedded(root: &Path, dir: &str) -> String {
+    println!("cargo:rerun-if-changed={dir}");
     let mut files = Vec::new();
-    yaml_files(&rules, &mut files);
+    yaml_files(&root.join(dir), &mut files);
     files.sort();
     let mut code = String::from("&[\n");
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
         let relative = file
-            .strip_prefix(&root)
-            .expect("under the crate")
+            .strip_prefix(root)
+            .unwrap_or(file)
             .to_string_lossy()
             .replace('\\', "/");
         let _ = writeln!(
@@ -40,7 +40,17 @@ fn main() {
         );
     }
     code.push(']');
-    let out =
-        PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("builtin_rules.rs");
-    std::fs::write(out, code).expect("OUT_DIR is writable");
+    code
+}
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    std::fs::write(out.join("builtin_rules.rs"), embedded(&root, "rules"))
+        .expect("OUT_DIR is writable");
+    let cases = format!(
+        "/// The case files built into the binary: (path, contents).\npub const CASES: &[(&str, &str)] = {};\n",
+        embedded(&root, "cases")
+    );
+    std::fs::write(out.join("cases.rs"), cases).expect("OUT_DIR is writable");
 }

@@ -75,6 +75,29 @@ impl Outcome {
     }
 }
 
+include!(concat!(env!("OUT_DIR"), "/cases.rs"));
+
+/// The first case (user directories first, then the built-in cases) that expects `rule` to fire.
+pub fn example_of(rule: &str, engine: &str, dirs: &[std::path::PathBuf]) -> Option<(String, Case)> {
+    let user = collect(dirs)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|path| {
+            let text = crate::input::read_text(&path).ok()?;
+            Some((path.display().to_string(), text))
+        });
+    let builtin = CASES.iter().map(|(p, t)| (p.to_string(), t.to_string()));
+    user.chain(builtin).find_map(|(path, text)| {
+        let case = load(&SourceFile::new(path.clone(), text)).ok()?;
+        let case_engine = case
+            .engine
+            .as_deref()
+            .unwrap_or(crate::rules::profile::DEFAULT_ENGINE);
+        (case_engine == engine && case.expect.findings.iter().any(|f| f == rule))
+            .then_some((path, case))
+    })
+}
+
 pub fn load(file: &SourceFile) -> Result<Case> {
     parse_yaml(file, "case")
 }
@@ -122,7 +145,13 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     let report = match check(old, new, &overrides, rules) {
         Ok(report) => report,
         Err(e) => {
-            problems.push(format!("the check failed: {e}"));
+            let mut lines = vec![format!("the check failed: {e}")];
+            lines.extend(
+                e.located_errors()
+                    .iter()
+                    .map(|l| format!("  at {}:{}:{}: {}", l.file, l.line, l.column, l.message)),
+            );
+            problems.push(lines.join("\n"));
             return Ok(Outcome {
                 name: file.name.clone(),
                 problems,
@@ -132,7 +161,7 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     };
     if report.verdict.name() != case.expect.verdict {
         problems.push(format!(
-            "verdict: expected {}, got {}",
+            "verdict:  expected {}, got {}",
             case.expect.verdict, report.verdict
         ));
     }
@@ -148,14 +177,21 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
     if fired != expected {
         let missing: Vec<&String> = expected.iter().filter(|e| !fired.contains(e)).collect();
         let extra: Vec<&String> = fired.iter().filter(|f| !expected.contains(f)).collect();
-        let details: Vec<String> = report
-            .findings()
-            .filter(|f| extra.contains(&&f.rule))
-            .map(|f| format!("{}: {}", f.rule, f.message))
-            .collect();
-        problems.push(format!(
-            "findings: missing {missing:?}, unexpected {extra:?} {details:?}"
-        ));
+        let mut lines = vec![format!(
+            "findings: expected [{}], got [{}]",
+            expected.join(", "),
+            fired.join(", ")
+        )];
+        for id in missing {
+            lines.push(format!("  - missing    {id}: expected to fire, did not"));
+        }
+        for f in report.findings().filter(|f| extra.contains(&&f.rule)) {
+            lines.push(format!(
+                "  + unexpected {} ({}): {}",
+                f.rule, f.verdict, f.message
+            ));
+        }
+        problems.push(lines.join("\n"));
     }
     if let Some(state) = &case.expect.state {
         let mut reused = Vec::new();
@@ -172,7 +208,11 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
             ("discarded", discarded, &state.discarded),
         ] {
             if sorted(got.clone()) != sorted(want.clone()) {
-                problems.push(format!("state {label}: expected {want:?}, got {got:?}"));
+                problems.push(format!(
+                    "state {label}: expected [{}], got [{}]",
+                    want.join(", "),
+                    got.join(", ")
+                ));
             }
         }
     }
@@ -207,8 +247,11 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
             .iter()
             .any(|n| n.message.contains(wanted.as_str()))
         {
-            let notes: Vec<&str> = report.notes.iter().map(|n| n.message.as_str()).collect();
-            problems.push(format!("no warning contains {wanted:?}; notes: {notes:?}"));
+            let mut lines = vec![format!(
+                "warnings: none contains {wanted:?}; the notes are:"
+            )];
+            lines.extend(report.notes.iter().map(|n| format!("  {}", n.message)));
+            problems.push(lines.join("\n"));
         }
     }
     Ok(Outcome {

@@ -4,12 +4,27 @@ use crate::cases;
 use crate::check::{check, plan_script};
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{human, json};
+use crate::report::{github, human, json, sarif};
 use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+/// Writes to standard output, ignoring a closed pipe (`flink-compat ... | head` must not panic).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 const EXIT_CODES: &str = "Exit status:
   0  the verdict is below --fail-on (default: unknown)
@@ -25,6 +40,18 @@ pub struct Cli {
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
+    /// For a person: verdict first, findings with the SQL they are about, state, notes
+    Human,
+    /// One JSON object (docs/report.schema.json), also on error
+    Json,
+    /// SARIF 2.1.0, for code scanning
+    Sarif,
+    /// GitHub Actions workflow annotations
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PlanFormat {
     Human,
     Json,
 }
@@ -95,8 +122,8 @@ pub enum Command {
     /// Show the normalized plan of a script (for debugging)
     Plan {
         file: PathBuf,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = PlanFormat::Human)]
+        format: PlanFormat,
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
         set: Vec<(String, String)>,
     },
@@ -104,12 +131,43 @@ pub enum Command {
 
 #[derive(Subcommand, Debug)]
 pub enum RulesAction {
+    /// Every loaded rule: id, operator, change kind, verdict
     List,
+    /// One rule: its predicate, message, rationale, source, and a case that fires it
     Show {
         id: String,
+        /// Directories of your own case files to take the example from (repeatable)
+        #[arg(long = "cases", value_name = "DIR")]
+        cases: Vec<PathBuf>,
+    },
+    /// The facts a rule's predicate may use, per operator kind (Markdown; docs/facts.md)
+    Facts {
+        /// One operator kind (e.g. group_window_aggregate, query); all when absent
+        operator: Option<String>,
     },
     /// The engine profiles and what each means
     Profiles,
+}
+
+fn indented(text: &str) -> String {
+    text.trim_end()
+        .lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn failure_mode_text(mode: &crate::rules::RuleFailureMode) -> String {
+    match mode {
+        crate::rules::RuleFailureMode::One(m) => m.name().to_string(),
+        crate::rules::RuleFailureMode::ByMode { path, modes } => {
+            let parts: Vec<String> = modes
+                .iter()
+                .map(|(k, m)| format!("{k}: {}", m.name()))
+                .collect();
+            format!("by {path}: {}", parts.join(", "))
+        }
+    }
 }
 
 fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
@@ -132,24 +190,24 @@ fn source(path: &std::path::Path) -> Result<SourceFile> {
 
 /// Runs the command; returns the exit status.
 pub fn run(cli: Cli) -> i32 {
-    let json_errors = matches!(
-        &cli.command,
-        Command::Check {
-            format: Format::Json,
+    let error_format = match &cli.command {
+        Command::Check { format, .. } => *format,
+        Command::Plan {
+            format: PlanFormat::Json,
             ..
-        } | Command::Plan {
-            format: Format::Json,
-            ..
-        }
-    );
+        } => Format::Json,
+        _ => Format::Human,
+    };
     match execute(cli) {
         Ok(code) => code,
         Err(error) => {
-            if json_errors {
-                println!("{}", json::render_error(&error));
-            } else {
-                eprintln!("{:?}", miette::Report::new(error));
+            match error_format {
+                Format::Json => outln!("{}", json::render_error(&error)),
+                Format::Sarif => outln!("{}", sarif::render_error(&error)),
+                Format::Github => out!("{}", github::render_error(&error)),
+                Format::Human => {}
             }
+            eprintln!("{:?}", miette::Report::new(error));
             2
         }
     }
@@ -172,10 +230,16 @@ fn execute(cli: Cli) -> Result<i32> {
                 ));
             }
             let rules = RuleSet::load_engine(&engine, &rules)?;
-            let report = check(source(&old)?, source(&new)?, &set, &rules)?;
+            let (old, new) = (source(&old)?, source(&new)?);
+            let report = check(old.clone(), new.clone(), &set, &rules)?;
             match format {
-                Format::Json => println!("{}", json::render(&report)),
-                Format::Human => print!("{}", human::render(&report)),
+                Format::Json => outln!("{}", json::render(&report)),
+                Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
+                Format::Github => out!("{}", github::render(&report)),
+                Format::Human => out!(
+                    "{}",
+                    human::render(&report, &[&old, &new], human::Style::detect())
+                ),
             }
             Ok(match fail_on.threshold() {
                 Some(threshold) if report.verdict >= threshold => 1,
@@ -194,12 +258,12 @@ fn execute(cli: Cli) -> Result<i32> {
             for path in &files {
                 let file = source(path)?;
                 match cases::run(&file, &rules) {
-                    Ok(outcome) if outcome.passed() => println!("ok    {}", path.display()),
+                    Ok(outcome) if outcome.passed() => outln!("ok    {}", path.display()),
                     Ok(outcome) => {
                         failed += 1;
-                        println!("FAIL  {}", path.display());
-                        for problem in &outcome.problems {
-                            println!("      {problem}");
+                        outln!("FAIL  {}", path.display());
+                        for line in outcome.problems.iter().flat_map(|p| p.lines()) {
+                            outln!("      {line}");
                         }
                     }
                     Err(e) => errors.push(e),
@@ -208,7 +272,7 @@ fn execute(cli: Cli) -> Result<i32> {
             if let Some(e) = Error::collect("case files", errors) {
                 return Err(e);
             }
-            println!("{} passed, {failed} failed", files.len() - failed);
+            outln!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
         Command::Rules {
@@ -221,9 +285,9 @@ fn execute(cli: Cli) -> Result<i32> {
                 RulesAction::List => {
                     let profiles = crate::rules::profile::builtin()?;
                     let names: Vec<&str> = profiles.keys().map(String::as_str).collect();
-                    println!("# engine {engine} (profiles: {})", names.join(", "));
+                    outln!("# engine {engine} (profiles: {})", names.join(", "));
                     for rule in &set.rules {
-                        println!(
+                        outln!(
                             "{:<40} {:<24} {:<22} {:<16} {}",
                             rule.id,
                             rule.operator,
@@ -240,31 +304,37 @@ fn execute(cli: Cli) -> Result<i32> {
                             .as_ref()
                             .map(|e| format!(" (extends {e})"))
                             .unwrap_or_default();
-                        println!("{}{extends}: {}", profile.name, profile.description);
+                        outln!("{}{extends}: {}", profile.name, profile.description);
                     }
                 }
-                RulesAction::Show { id } => {
+                RulesAction::Facts { operator } => {
+                    out!(
+                        "{}",
+                        crate::rules::facts_doc::reference(operator.as_deref())?
+                    );
+                }
+                RulesAction::Show { id, cases } => {
                     let rule = set.get(&id).ok_or_else(|| {
                         Error::Usage(format!(
                             "no rule with id `{id}` (see `flink-compat rules list`)"
                         ))
                     })?;
-                    println!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
+                    outln!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
-                        println!("  rationale: {r}");
+                        outln!("  rationale: {r}");
                     }
                     if let Some(s) = &rule.source {
-                        println!("  source:   {s}");
+                        outln!("  source:   {s}");
                     }
                     if let Some(d) = &rule.derived {
-                        println!("  derived:  {d}");
+                        outln!("  derived:  {d}");
                     }
                     if let Some(mode) = &rule.failure_mode {
-                        println!("  failure mode: {mode:?}");
+                        outln!("  failure mode: {}", failure_mode_text(mode));
                     }
-                    println!("  profile:  {}", rule.profile);
+                    outln!("  profile:  {}", rule.profile);
                     if let Some(e) = &rule.example {
-                        println!(
+                        outln!(
                             "  example:\n{}",
                             e.lines()
                                 .map(|l| format!("    {l}"))
@@ -272,7 +342,25 @@ fn execute(cli: Cli) -> Result<i32> {
                                 .join("\n")
                         );
                     }
-                    println!("  file:     {}", rule.file);
+                    outln!("  file:     {}", rule.file);
+                    match cases::example_of(&rule.id, &set.engine, &cases) {
+                        Some((path, case)) => {
+                            outln!("  case:     {path} — {}", case.title);
+                            outln!("    old:\n{}", indented(&case.old));
+                            outln!("    new:\n{}", indented(&case.new));
+                            if !case.set.is_empty() {
+                                let set: Vec<String> =
+                                    case.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                                outln!("    set: {}", set.join(", "));
+                            }
+                            outln!(
+                                "    expect: {} [{}]",
+                                case.expect.verdict,
+                                case.expect.findings.join(", ")
+                            );
+                        }
+                        None => outln!("  case:     none fires it (add one: see docs/guide.md)"),
+                    }
                 }
             }
             Ok(0)
@@ -299,22 +387,22 @@ fn execute(cli: Cli) -> Result<i32> {
                 .collect();
             let value = serde_json::json!({"queries": queries, "notes": notes});
             match format {
-                Format::Json => println!(
+                PlanFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 ),
-                Format::Human => {
+                PlanFormat::Human => {
                     for q in &plan.queries {
-                        println!("query {} (sources: {})", q.name, q.sources.join(", "));
+                        outln!("query {} (sources: {})", q.name, q.sources.join(", "));
                         for o in &q.operators {
-                            println!("  {} [{}]", o.kind.name(), o.flink_node);
+                            outln!("  {} [{}]", o.kind.name(), o.flink_node);
                             for (k, v) in &o.facts {
-                                println!("    {k}: {v}");
+                                outln!("    {k}: {v}");
                             }
                         }
                     }
                     for n in &plan.notes.items {
-                        println!("note: {}", n.message);
+                        outln!("note: {}", n.message);
                     }
                 }
             }

@@ -101,12 +101,23 @@ impl Error {
                         other => return Some(other),
                     }
                 }
+                located
+                    .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
                 Some(Error::Many(Box::new(ManyErrors {
                     count: located.len(),
                     what: what.into(),
                     errors: located,
                 })))
             }
+        }
+    }
+
+    /// The located errors inside (one for `Located`, each of `Many`, none otherwise).
+    pub fn located_errors(&self) -> Vec<&LocatedError> {
+        match self {
+            Error::Located(e) => vec![e],
+            Error::Many(many) => many.errors.iter().collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -112,6 +112,27 @@ impl SourceFile {
         }
     }
 
+    /// The span extended past the closing parentheses it leaves open: sqlparser ends a call's
+    /// span at its last argument, so `MAX(bytes)` would otherwise show as `MAX(bytes`.
+    pub fn balanced(&self, span: ByteSpan) -> ByteSpan {
+        let text = self.slice(span);
+        let mut open = text
+            .matches('(')
+            .count()
+            .saturating_sub(text.matches(')').count());
+        let mut end = span.end;
+        while open > 0 {
+            let rest = self.text.get(end..).unwrap_or("");
+            let skipped = rest.len() - rest.trim_start().len();
+            if !rest[skipped..].starts_with(')') {
+                break;
+            }
+            end += skipped + 1;
+            open -= 1;
+        }
+        ByteSpan::new(span.start, end)
+    }
+
     pub fn slice(&self, span: ByteSpan) -> &str {
         self.text.get(span.start..span.end).unwrap_or("")
     }
@@ -132,5 +153,15 @@ mod tests {
         assert_eq!(file.offset_of(2, 2), 5);
         assert_eq!(file.line_col(5), LineCol { line: 2, column: 2 });
         assert_eq!(file.offset_of(9, 1), file.text.len());
+    }
+
+    #[test]
+    fn a_span_is_balanced_by_the_parentheses_that_follow_it() {
+        let file = SourceFile::new("t.sql", "SELECT MAX(COALESCE(b, 0) ), c");
+        assert_eq!(
+            file.slice(file.balanced(ByteSpan::new(7, 24))),
+            "MAX(COALESCE(b, 0) )"
+        );
+        assert_eq!(file.slice(file.balanced(ByteSpan::new(7, 10))), "MAX");
     }
 }

@@ -1,7 +1,10 @@
 //! The result of a check, in one structure every output format renders.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
+pub mod snippet;
 
 use crate::verdict::Verdict;
 use serde::Serialize;
@@ -136,14 +139,89 @@ pub struct NoteReport {
     pub location: Option<Location>,
 }
 
+impl Location {
+    /// Line and column just past the end of the located text (columns in characters).
+    pub fn end(&self) -> (usize, usize) {
+        match self.text.rfind('\n') {
+            Some(last) => (
+                self.line + self.text.matches('\n').count(),
+                self.text[last + 1..].chars().count() + 1,
+            ),
+            None => (self.line, self.column + self.text.chars().count()),
+        }
+    }
+}
+
+/// Where a finding was made: its query and, for an operator's finding, the operator's kind.
+#[derive(Debug, Clone, Copy)]
+pub struct FindingContext<'r> {
+    pub query: &'r QueryReport,
+    pub operator: Option<&'r OperatorReport>,
+}
+
 impl Report {
-    /// Every finding with the query and operator it belongs to.
-    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.queries.iter().flat_map(|q| {
-            q.findings
-                .iter()
-                .chain(q.operators.iter().flat_map(|o| o.findings.iter()))
-                .chain(q.sources.iter().flat_map(|o| o.findings.iter()))
+    /// Every finding with the query and operator it belongs to, in report order.
+    pub fn findings_in_context(&self) -> impl Iterator<Item = (FindingContext<'_>, &Finding)> {
+        self.queries.iter().flat_map(|query| {
+            let own = query.findings.iter().map(move |f| {
+                (
+                    FindingContext {
+                        query,
+                        operator: None,
+                    },
+                    f,
+                )
+            });
+            let operators = query.operators.iter().flat_map(move |op| {
+                op.findings.iter().map(move |f| {
+                    (
+                        FindingContext {
+                            query,
+                            operator: Some(op),
+                        },
+                        f,
+                    )
+                })
+            });
+            let sources = query.sources.iter().flat_map(move |op| {
+                op.findings.iter().map(move |f| {
+                    (
+                        FindingContext {
+                            query,
+                            operator: Some(op),
+                        },
+                        f,
+                    )
+                })
+            });
+            own.chain(operators).chain(sources)
         })
+    }
+
+    /// Every finding, in report order.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings_in_context().map(|(_, f)| f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Location;
+
+    fn at(line: usize, column: usize, text: &str) -> Location {
+        Location {
+            file: "f.sql".into(),
+            line,
+            column,
+            offset: 0,
+            length: text.len(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn the_end_of_a_location_is_just_past_its_last_character() {
+        assert_eq!(at(3, 8, "MAX(ç)").end(), (3, 14));
+        assert_eq!(at(3, 8, "a,\n  b").end(), (4, 4));
     }
 }

@@ -16,6 +16,7 @@ pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
     if span.is_empty() && span.start == 0 {
         return None;
     }
+    let span = file.balanced(span);
     let pos = file.line_col(span.start);
     Some(Location {
         file: file.name.clone(),
@@ -131,6 +132,9 @@ fn spans_for(
 ) -> (ByteSpan, ByteSpan) {
     let mut old_span = ByteSpan::default();
     let mut new_span = ByteSpan::default();
+    // The items added (new) or removed (old) are the exact clause; the whole fact is a fallback.
+    let mut old_items = ByteSpan::default();
+    let mut new_items = ByteSpan::default();
     for path in paths {
         let parts: Vec<&str> = path.split('.').collect();
         let (key, relation) = match parts.as_slice() {
@@ -164,12 +168,12 @@ fn spans_for(
             }
         };
         match relation {
-            Some("added") => new_span = new_span.union(narrow(new, &items("added"))),
-            Some("removed") => old_span = old_span.union(narrow(old, &items("removed"))),
+            Some("added") => new_items = new_items.union(narrow(new, &items("added"))),
+            Some("removed") => old_items = old_items.union(narrow(old, &items("removed"))),
             // A whole-list relation (equal_as_set, ...) is about the items that differ.
             Some(_) => {
-                old_span = old_span.union(narrow(old, &items("removed")));
-                new_span = new_span.union(narrow(new, &items("added")));
+                old_items = old_items.union(narrow(old, &items("removed")));
+                new_items = new_items.union(narrow(new, &items("added")));
             }
             // A pair-level list of items (e.g. the names of changed columns).
             None if parts.len() == 1 && lookup(facts, key).is_some_and(Value::is_array) => {
@@ -181,8 +185,8 @@ fn spans_for(
                             .collect()
                     })
                     .unwrap_or_default();
-                old_span = old_span.union(narrow(old, &items));
-                new_span = new_span.union(narrow(new, &items));
+                old_items = old_items.union(narrow(old, &items));
+                new_items = new_items.union(narrow(new, &items));
             }
             // A pair-level value (e.g. `feeds_state`) has no clause of its own.
             None if parts.len() == 1 => {}
@@ -196,11 +200,19 @@ fn spans_for(
             }
         }
     }
-    let whole = |op: Option<&Operator>, span: ByteSpan| match op {
-        Some(op) if span.is_empty() => op.span,
-        _ => span,
+    let exact = |items: ByteSpan, whole: ByteSpan, op: Option<&Operator>| {
+        if !(items.is_empty() && items.start == 0) {
+            items
+        } else if !(whole.is_empty() && whole.start == 0) {
+            whole
+        } else {
+            op.map(|o| o.span).unwrap_or(whole)
+        }
     };
-    (whole(old, old_span), whole(new, new_span))
+    (
+        exact(old_items, old_span, old),
+        exact(new_items, new_span, new),
+    )
 }
 
 fn state_fate(

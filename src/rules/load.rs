@@ -107,9 +107,18 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(
 
 pub use schema::schema_for;
 
-/// Compiles one rule file, adding its rules and change kinds to `set`.
+/// Compiles one rule file, adding its rules and change kinds to `set`; every mistake of every
+/// rule is reported, each at its place in the YAML.
 pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
-    let parsed: RuleFile = parse_yaml(file, "rule")?;
+    let parsed: RuleFile = match parse_yaml(file, "rule") {
+        Ok(parsed) => parsed,
+        Err(first) => {
+            let mistakes = super::shape::mistakes(file, &|id| set.get(id).is_some());
+            return Err(
+                Error::collect(format!("rule file {}", file.name), mistakes).unwrap_or(first)
+            );
+        }
+    };
     let mut errors = Vec::new();
     let operator = parsed.operator.value.clone();
     let Some(schema) = schema_for(&operator) else {
@@ -153,7 +162,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             base.as_ref(),
         ) {
             Ok(rule) => set.insert(rule),
-            Err(e) => errors.push(e),
+            Err(rule_errors) => errors.extend(rule_errors),
         }
     }
     set.changes.insert(operator, changes);
@@ -169,6 +178,8 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
     }
 }
 
+/// Compiles one rule. A rule whose id is already loaded (from a profile this one extends) may
+/// leave out `change`, `when`, `verdict` and `message`: they are kept from that rule.
 fn compile_rule(
     file: &SourceFile,
     operator: &str,
@@ -177,132 +188,214 @@ fn compile_rule(
     verdict_by: Option<&str>,
     def: &RuleDef,
     base: Option<&Rule>,
-) -> Result<Rule> {
+) -> std::result::Result<Rule, Vec<Error>> {
+    let mut errors = Vec::new();
     let id = def.id.value.clone();
+    let id_span = spanned_span(file, &def.id, id.len());
     let id_ok = !id.is_empty()
         && id
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     if !id_ok {
-        return Err(rule_error(
+        errors.push(rule_error(
             file,
-            spanned_span(file, &def.id, id.len()),
+            id_span,
             format!("rule id `{id}` must be kebab-case (a-z, 0-9, -)"),
             None,
         ));
     }
-    if let Some(base) = base.filter(|b| b.operator != operator) {
-        return Err(rule_error(
-            file,
-            spanned_span(file, &def.id, id.len()),
-            format!("rule `{id}` is a rule of {}, not {operator}", base.operator),
-            Some(format!(
-                "adjust it in a file with `operator: {}`",
-                base.operator
-            )),
-        ));
-    }
-    let missing: Vec<&str> = [
-        ("change", def.change.is_none()),
-        ("when", def.when.is_none()),
-        ("verdict", def.verdict.is_none()),
-        ("message", def.message.is_none()),
-    ]
-    .into_iter()
-    .filter(|(_, absent)| *absent)
-    .map(|(name, _)| name)
-    .collect();
-    if base.is_none() && !missing.is_empty() {
-        return Err(rule_error(
-            file,
-            spanned_span(file, &def.id, id.len()),
-            format!("rule `{id}` has no {}", missing.join(", ")),
-            Some("only a rule that adjusts an already loaded rule with the same id may leave them out".into()),
-        ));
+    let base = match base {
+        Some(b) if b.operator != operator => {
+            errors.push(rule_error(
+                file,
+                id_span,
+                format!("rule `{id}` is a rule of {}, not {operator}", b.operator),
+                Some(format!(
+                    "adjust it in a file with `operator: {}`",
+                    b.operator
+                )),
+            ));
+            None
+        }
+        other => other,
+    };
+    if base.is_none() {
+        let missing: Vec<&str> = [
+            ("change", def.change.is_none()),
+            ("when", def.when.is_none()),
+            ("verdict", def.verdict.is_none()),
+            ("message", def.message.is_none()),
+        ]
+        .into_iter()
+        .filter(|(_, absent)| *absent)
+        .map(|(name, _)| name)
+        .collect();
+        if !missing.is_empty() {
+            errors.push(rule_error(
+                file,
+                id_span,
+                format!("rule `{id}` has no {}", missing.join(", ")),
+                Some("only a rule adjusting an already loaded rule with the same id (an engine profile's) may leave them out".into()),
+            ));
+        }
     }
     let change = match &def.change {
-        Some(change) => change.value.clone(),
-        None => base.map(|b| b.change.clone()).unwrap_or_default(),
-    };
-    if let Some(spanned) = &def.change {
-        check_change(file, operator, changes, spanned)?;
-    }
-    let when = match (&def.when, base) {
-        (Some(when), _) => {
-            Predicate::compile(&when.value, schema).map_err(|e| dsl_error(file, when, e))?
+        Some(spanned) => {
+            if let Err(e) = check_change(file, operator, changes, spanned) {
+                errors.push(e);
+            }
+            Some(spanned.value.clone())
         }
-        (None, Some(b)) => b.when.clone(),
-        (None, None) => incomplete(file, def)?,
+        None => base.map(|b| b.change.clone()),
     };
-    let message = match (&def.message, base) {
-        (Some(message), _) => {
-            Template::compile(&message.value, schema).map_err(|e| dsl_error(file, message, e))?
-        }
-        (None, Some(b)) => b.message.clone(),
-        (None, None) => incomplete(file, def)?,
+    let when = match &def.when {
+        Some(when) => Predicate::compile(&when.value, schema)
+            .map_err(|e| errors.push(dsl_error(file, when, e)))
+            .ok(),
+        None => base.map(|b| b.when.clone()),
     };
-    let Some(verdict_def) = &def.verdict else {
-        let Some(b) = base else {
-            return incomplete(file, def);
-        };
-        return finish_rule(
+    let message = match &def.message {
+        Some(message) => Template::compile(&message.value, schema)
+            .map_err(|e| errors.push(dsl_error(file, message, e)))
+            .ok(),
+        None => base.map(|b| b.message.clone()),
+    };
+    let verdict = match &def.verdict {
+        Some(spanned) => by_mode(
             file,
-            operator,
-            def,
-            b.verdict.clone(),
-            change,
-            when,
-            message,
+            spanned,
             verdict_by,
-            Some(b),
-        );
+            "verdict",
+            Verdict::from_name,
+            &mut errors,
+        )
+        .map(|v| match v {
+            ByMode::One(v) => RuleVerdict::One(v),
+            ByMode::Map { path, values } => RuleVerdict::ByMode {
+                path,
+                verdicts: values,
+            },
+        }),
+        None => base.map(|b| b.verdict.clone()),
     };
-    let verdict_span = spanned_span(file, verdict_def, 1);
-    let parse_verdict = |name: &str| {
-        Verdict::from_name(name).ok_or_else(|| {
-            rule_error(
-                file,
-                verdict_span,
-                format!("unknown verdict `{name}`"),
-                Some(
-                    "one of: fully_compatible, partially_compatible, unknown, incompatible".into(),
-                ),
-            )
-        })
+    let failure_mode = match &def.failure_mode {
+        Some(spanned) => by_mode(
+            file,
+            spanned,
+            verdict_by,
+            "failure mode",
+            FailureMode::from_name,
+            &mut errors,
+        )
+        .map(|m| match m {
+            ByMode::One(m) => RuleFailureMode::One(m),
+            ByMode::Map { path, values } => RuleFailureMode::ByMode {
+                path,
+                modes: values,
+            },
+        }),
+        None => base.and_then(|b| b.failure_mode.clone()),
     };
-    let verdict = match &verdict_def.value {
-        VerdictDef::One(name) => RuleVerdict::One(parse_verdict(name)?),
-        VerdictDef::ByMode(map) => {
-            let Some(path) = verdict_by else {
-                return Err(rule_error(
-                    file,
-                    verdict_span,
-                    "a verdict per mode needs `verdict_by:` at the top of the file",
-                    None,
-                ));
-            };
-            let mut verdicts = BTreeMap::new();
-            for (mode, name) in map {
-                verdicts.insert(mode.clone(), parse_verdict(name)?);
-            }
-            RuleVerdict::ByMode {
-                path: path.to_string(),
-                verdicts,
-            }
-        }
+    let (Some(change), Some(when), Some(message), Some(verdict), true) =
+        (change, when, message, verdict, errors.is_empty())
+    else {
+        return Err(errors);
     };
-    finish_rule(
-        file, operator, def, verdict, change, when, message, verdict_by, base,
-    )
+    // Where a rule comes from is restated as a whole, or kept as a whole from the base rule.
+    let restated_origin = def.source.is_some() || def.derived.is_some();
+    let kept = |own: &Option<String>, from_base: fn(&Rule) -> &Option<String>| {
+        own.clone()
+            .or_else(|| base.and_then(|b| from_base(b).clone()))
+    };
+    Ok(Rule {
+        id,
+        operator: operator.to_string(),
+        change,
+        when,
+        verdict,
+        message,
+        rationale: kept(&def.rationale, |b| &b.rationale),
+        source: if restated_origin {
+            def.source.clone()
+        } else {
+            base.and_then(|b| b.source.clone())
+        },
+        derived: if restated_origin {
+            def.derived.clone()
+        } else {
+            base.and_then(|b| b.derived.clone())
+        },
+        example: kept(&def.example, |b| &b.example),
+        failure_mode,
+        file: file.name.clone(),
+        profile: String::new(),
+    })
 }
 
-fn incomplete<T>(file: &SourceFile, def: &RuleDef) -> Result<T> {
-    Err(rule_error(
-        file,
-        spanned_span(file, &def.id, def.id.value.len()),
-        format!("rule `{}` is incomplete", def.id.value),
-        None,
-    ))
+/// A value given once, or per mode of the file's `verdict_by` fact.
+enum ByMode<T> {
+    One(T),
+    Map {
+        path: String,
+        values: BTreeMap<String, T>,
+    },
+}
+
+fn by_mode<T>(
+    file: &SourceFile,
+    spanned: &Spanned<VerdictDef>,
+    verdict_by: Option<&str>,
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+    errors: &mut Vec<Error>,
+) -> Option<ByMode<T>> {
+    let len = match &spanned.value {
+        VerdictDef::One(name) => name.len(),
+        VerdictDef::ByMode(_) => 1,
+    };
+    let span = spanned_span(file, spanned, len);
+    let known = match what {
+        "verdict" => "one of: fully_compatible, partially_compatible, unknown, incompatible",
+        _ => "one of: restore_fails, silently_wrong, state_dropped",
+    };
+    let mut parse_one = |name: &str| {
+        let parsed = parse(name);
+        if parsed.is_none() {
+            errors.push(rule_error(
+                file,
+                span,
+                format!("unknown {what} `{name}`"),
+                Some(known.into()),
+            ));
+        }
+        parsed
+    };
+    match &spanned.value {
+        VerdictDef::One(name) => parse_one(name).map(ByMode::One),
+        VerdictDef::ByMode(map) => {
+            let mut values = BTreeMap::new();
+            for (mode, name) in map {
+                if let Some(v) = parse_one(name) {
+                    values.insert(mode.clone(), v);
+                }
+            }
+            match verdict_by {
+                Some(path) => Some(ByMode::Map {
+                    path: path.to_string(),
+                    values,
+                }),
+                None => {
+                    errors.push(rule_error(
+                        file,
+                        span,
+                        format!("a {what} per mode needs `verdict_by:` at the top of the file"),
+                        None,
+                    ));
+                    None
+                }
+            }
+        }
+    }
 }
 
 fn check_change(
@@ -329,85 +422,4 @@ fn check_change(
             known.join(", ")
         )),
     ))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish_rule(
-    file: &SourceFile,
-    operator: &str,
-    def: &RuleDef,
-    verdict: RuleVerdict,
-    change: String,
-    when: Predicate,
-    message: Template,
-    verdict_by: Option<&str>,
-    base: Option<&Rule>,
-) -> Result<Rule> {
-    let failure_mode = match &def.failure_mode {
-        None => None,
-        Some(spanned) => {
-            let span = spanned_span(file, spanned, 1);
-            let parse = |name: &str| {
-                FailureMode::from_name(name).ok_or_else(|| {
-                    rule_error(
-                        file,
-                        span,
-                        format!("unknown failure mode `{name}`"),
-                        Some("one of: restore_fails, silently_wrong, state_dropped".into()),
-                    )
-                })
-            };
-            Some(match &spanned.value {
-                VerdictDef::One(name) => RuleFailureMode::One(parse(name)?),
-                VerdictDef::ByMode(map) => {
-                    let Some(path) = verdict_by else {
-                        return Err(rule_error(
-                            file,
-                            span,
-                            "a failure mode per mode needs `verdict_by:` at the top of the file",
-                            None,
-                        ));
-                    };
-                    let mut modes = BTreeMap::new();
-                    for (mode, name) in map {
-                        modes.insert(mode.clone(), parse(name)?);
-                    }
-                    RuleFailureMode::ByMode {
-                        path: path.to_string(),
-                        modes,
-                    }
-                }
-            })
-        }
-    };
-    // A rule adjusting a base rule keeps what it does not restate.
-    let restated_origin = def.source.is_some() || def.derived.is_some();
-    let kept = |own: &Option<String>, from_base: fn(&Rule) -> &Option<String>| {
-        own.clone()
-            .or_else(|| base.and_then(|b| from_base(b).clone()))
-    };
-    Ok(Rule {
-        id: def.id.value.clone(),
-        operator: operator.to_string(),
-        change,
-        when,
-        verdict,
-        message,
-        rationale: kept(&def.rationale, |b| &b.rationale),
-        // Where a rule comes from is restated as a whole, or kept as a whole.
-        source: if restated_origin {
-            def.source.clone()
-        } else {
-            kept(&None, |b| &b.source)
-        },
-        derived: if restated_origin {
-            def.derived.clone()
-        } else {
-            kept(&None, |b| &b.derived)
-        },
-        example: kept(&def.example, |b| &b.example),
-        failure_mode: failure_mode.or_else(|| base.and_then(|b| b.failure_mode.clone())),
-        file: file.name.clone(),
-        profile: String::new(),
-    })
 }

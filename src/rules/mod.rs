@@ -3,9 +3,11 @@
 
 pub mod dsl;
 pub mod engine;
+pub mod facts_doc;
 pub mod load;
 pub mod model;
 pub mod profile;
+pub mod shape;
 
 use crate::error::{Error, Result};
 use crate::source::SourceFile;

@@ -26,6 +26,7 @@ mod tests;
 use serde::Serialize;
 
 pub use schema::{FactSchema, FactType};
+pub(crate) use suggest::nearest;
 pub use template::Template;
 
 /// Longest predicate or template accepted, in bytes.

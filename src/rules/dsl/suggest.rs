@@ -5,7 +5,7 @@ const MAX_SUGGESTIONS: usize = 3;
 
 /// The candidates closest to `target` by edit distance, if close enough to be
 /// a plausible typo. Ties keep the candidates' order.
-pub(super) fn nearest<'a>(
+pub(crate) fn nearest<'a>(
     target: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<&'a str> {
