@@ -82,6 +82,8 @@ fn modelled_operators_match_flinks_plans() {
         "stream-exec-deduplicate",
         "stream-exec-over-aggregate",
         "stream-exec-window-aggregate",
+        "stream-exec-rank",
+        "stream-exec-window-rank",
     ];
     let mut compared = 0;
     for path in &files {

@@ -1,6 +1,7 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
 

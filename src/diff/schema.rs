@@ -5,7 +5,7 @@ use crate::plan::OperatorKind;
 use crate::rules::dsl::{FactSchema, FactType};
 use std::collections::BTreeMap;
 
-fn object(fields: &[(&str, FactType)]) -> FactType {
+pub fn object(fields: &[(&str, FactType)]) -> FactType {
     FactType::Object(
         fields
             .iter()
@@ -14,7 +14,7 @@ fn object(fields: &[(&str, FactType)]) -> FactType {
     )
 }
 
-fn strings() -> FactType {
+pub fn strings() -> FactType {
     FactType::List(Box::new(FactType::String))
 }
 
@@ -164,6 +164,7 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 "filter terms applied upstream of the operator, canonical",
             ),
         ],
+        OperatorKind::TopN | OperatorKind::WindowTopN => super::ranking_facts::facts(kind),
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",
@@ -294,8 +295,9 @@ pub fn coverage_group(key: &str) -> &str {
         | "udafs" => "aggregates",
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
         // A deduplication's input schema is its value fields, partition keys and order key.
+        // So is a Top-N's (key_fields: its partition and order keys).
         "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep"
-        | "mode" => "row",
+        | "mode" | "key_fields" => "row",
         other => other,
     }
 }

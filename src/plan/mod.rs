@@ -11,6 +11,7 @@ pub mod interval;
 pub mod over;
 pub mod rank;
 pub mod scope;
+pub mod top_n;
 pub mod window;
 
 use crate::catalog::Catalog;
@@ -28,18 +29,24 @@ pub enum OperatorKind {
     WindowAggregate,
     OverAggregate,
     Deduplicate,
+    /// `ROW_NUMBER() | RANK() | DENSE_RANK()` filtered on its rank, other than a deduplication.
+    TopN,
+    /// A Top-N partitioned by `window_start, window_end` of a window TVF (Flink's window rank).
+    WindowTopN,
     /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
     /// as a whole (its fingerprint), so any change to it is `unknown`.
     Opaque,
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 6] = [
+    pub const ALL: [OperatorKind; 8] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
         OperatorKind::OverAggregate,
         OperatorKind::Deduplicate,
+        OperatorKind::TopN,
+        OperatorKind::WindowTopN,
         OperatorKind::Opaque,
     ];
 
@@ -50,6 +57,8 @@ impl OperatorKind {
             OperatorKind::WindowAggregate => "window_aggregate",
             OperatorKind::OverAggregate => "over_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
+            OperatorKind::TopN => "top_n",
+            OperatorKind::WindowTopN => "window_top_n",
             OperatorKind::Opaque => "opaque",
         }
     }

@@ -37,6 +37,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rules/deduplicate.yaml",
         include_str!("../../rules/deduplicate.yaml"),
     ),
+    ("rules/top_n.yaml", include_str!("../../rules/top_n.yaml")),
+    (
+        "rules/window_top_n.yaml",
+        include_str!("../../rules/window_top_n.yaml"),
+    ),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 
