@@ -84,6 +84,9 @@ fn modelled_operators_match_flinks_plans() {
         "stream-exec-window-aggregate",
         "stream-exec-rank",
         "stream-exec-window-rank",
+        "stream-exec-join",
+        "stream-exec-interval-join",
+        "stream-exec-temporal-join",
     ];
     let mut compared = 0;
     for path in &files {

@@ -1,6 +1,7 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod join_facts;
 pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
@@ -70,8 +71,16 @@ fn operator_key(op: &Operator) -> String {
     }
 }
 
+/// The kinds of the query's operators that keep state (a synchronous lookup join keeps none).
 pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
-    query.operators.iter().map(operator_key).collect()
+    query
+        .operators
+        .iter()
+        .filter(|o| {
+            o.kind != OperatorKind::LookupJoin || o.facts.get("stateful") == Some(&json!(true))
+        })
+        .map(operator_key)
+        .collect()
 }
 
 /// Operators match in order within their kind.

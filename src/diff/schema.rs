@@ -165,6 +165,10 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
             ),
         ],
         OperatorKind::TopN | OperatorKind::WindowTopN => super::ranking_facts::facts(kind),
+        OperatorKind::Join
+        | OperatorKind::IntervalJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => super::join_facts::facts(kind),
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",

@@ -4,7 +4,7 @@
 use super::convert::Converter;
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
-use super::{aggregate, over, rank, window, Operator, OperatorKind, Plan, QueryPlan};
+use super::{aggregate, join, over, rank, window, Operator, OperatorKind, Plan, QueryPlan};
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -13,8 +13,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor,
-    TableWithJoins, Visit, Visitor,
+    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SetExpr, SetOperator,
+    SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -66,6 +66,8 @@ pub struct Builder<'a> {
     pub hints: Vec<String>,
     /// How many times each table was read so far in this query.
     scans: BTreeMap<String, usize>,
+    /// Joins read in FROM, finished by their SELECT.
+    pub pending_joins: Vec<join::PendingJoin>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
 }
@@ -80,6 +82,7 @@ impl<'a> Builder<'a> {
             sources: Vec::new(),
             hints: Vec::new(),
             scans: BTreeMap::new(),
+            pending_joins: Vec::new(),
             ctes: Vec::new(),
             view_depth: 0,
         }
@@ -220,19 +223,25 @@ impl<'a> Builder<'a> {
 
     fn select(&mut self, select: &Select) -> Result<Relation> {
         let span = self.span(select);
+        let mark = self.pending_joins.len();
         let mut input = self.from(&select.from, span)?;
+        let joins = self.pending_joins.split_off(mark);
+        let mut where_terms = Vec::new();
         if let Some(pending) = input.rank.take() {
             // The rank filter and the rest of WHERE are consumed here.
             input = rank::build(self, select, input, pending)?;
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;
-            input.filters.extend(
-                filter
-                    .conjuncts()
-                    .into_iter()
-                    .map(|c| CExpr::Literal(c.canonical())),
-            );
+            where_terms = filter.conjuncts();
+            input
+                .filters
+                .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
             self.semi_joins(selection, &input, span);
+        }
+        if !joins.is_empty() {
+            let used = used_columns(select, &input);
+            let where_span = select.selection.as_ref().map(|w| self.span(w));
+            join::finish(self, joins, &where_terms, &used, where_span);
         }
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
@@ -410,22 +419,27 @@ impl<'a> Builder<'a> {
             let mut current = self.table_factor(&item.relation)?;
             for join in &item.joins {
                 let right = self.table_factor(&join.relation)?;
-                current = super::window::join(self, current, right, join)?;
+                let join_span = self.span(join);
+                current = join::join(
+                    self,
+                    current,
+                    right,
+                    &join.join_operator,
+                    &join.relation,
+                    join_span,
+                )?;
             }
             relation = Some(match relation {
                 None => current,
-                Some(left) => {
-                    let joined = union_columns(left, current);
-                    let description = format!("CROSS JOIN [{}]", columns_text(&joined));
-                    self.opaque(
-                        "join",
-                        "stream-exec-join",
-                        span,
-                        description,
-                        "a comma (cross) join is not modelled in detail yet",
-                    );
-                    joined
-                }
+                // `FROM a, b WHERE a.x = b.y` is an inner join whose condition is in WHERE.
+                Some(left) => join::join(
+                    self,
+                    left,
+                    current,
+                    &JoinOperator::CrossJoin(JoinConstraint::None),
+                    &item.relation,
+                    span,
+                )?,
             });
         }
         Ok(relation.unwrap_or_default())
@@ -801,4 +815,41 @@ pub fn referenced_columns<'e>(
         }
     }
     out
+}
+
+/// The columns a SELECT reads from its FROM above WHERE (what its joins must carry), canonical.
+fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet<String> {
+    let wildcard = select.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
+    let mut exprs: Vec<&Expr> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e)
+            | SelectItem::ExprWithAlias { expr: e, .. }
+            | SelectItem::ExprWithAliases { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    exprs.extend(select.having.iter());
+    if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    let mut used: std::collections::BTreeSet<String> = referenced_columns(input, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    // A qualified wildcard (`o.*`) reads all of that input.
+    if select
+        .projection
+        .iter()
+        .any(|i| matches!(i, SelectItem::QualifiedWildcard(..)))
+    {
+        used.extend(input.columns.iter().map(|c| c.expr.canonical()));
+    }
+    used
 }

@@ -8,6 +8,8 @@ pub mod dialect_names;
 pub mod expr;
 pub mod functions;
 pub mod interval;
+pub mod join;
+pub mod join_bounds;
 pub mod over;
 pub mod rank;
 pub mod scope;
@@ -33,13 +35,22 @@ pub enum OperatorKind {
     TopN,
     /// A Top-N partitioned by `window_start, window_end` of a window TVF (Flink's window rank).
     WindowTopN,
+    /// A regular (unbounded) join: INNER, LEFT, RIGHT or FULL.
+    Join,
+    /// A join bounded by the time attributes of both inputs.
+    IntervalJoin,
+    /// `JOIN t FOR SYSTEM_TIME AS OF l.rowtime`: an event-time temporal join.
+    TemporalJoin,
+    /// `JOIN t FOR SYSTEM_TIME AS OF l.proctime`: a lookup join, stateless unless async or
+    /// under TRY_RESOLVE.
+    LookupJoin,
     /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
     /// as a whole (its fingerprint), so any change to it is `unknown`.
     Opaque,
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 8] = [
+    pub const ALL: [OperatorKind; 12] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
@@ -47,6 +58,10 @@ impl OperatorKind {
         OperatorKind::Deduplicate,
         OperatorKind::TopN,
         OperatorKind::WindowTopN,
+        OperatorKind::Join,
+        OperatorKind::IntervalJoin,
+        OperatorKind::TemporalJoin,
+        OperatorKind::LookupJoin,
         OperatorKind::Opaque,
     ];
 
@@ -59,6 +74,10 @@ impl OperatorKind {
             OperatorKind::Deduplicate => "deduplicate",
             OperatorKind::TopN => "top_n",
             OperatorKind::WindowTopN => "window_top_n",
+            OperatorKind::Join => "join",
+            OperatorKind::IntervalJoin => "interval_join",
+            OperatorKind::TemporalJoin => "temporal_join",
+            OperatorKind::LookupJoin => "lookup_join",
             OperatorKind::Opaque => "opaque",
         }
     }

@@ -42,6 +42,19 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rules/window_top_n.yaml",
         include_str!("../../rules/window_top_n.yaml"),
     ),
+    ("rules/join.yaml", include_str!("../../rules/join.yaml")),
+    (
+        "rules/interval_join.yaml",
+        include_str!("../../rules/interval_join.yaml"),
+    ),
+    (
+        "rules/temporal_join.yaml",
+        include_str!("../../rules/temporal_join.yaml"),
+    ),
+    (
+        "rules/lookup_join.yaml",
+        include_str!("../../rules/lookup_join.yaml"),
+    ),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 
