@@ -87,6 +87,7 @@ fn modelled_operators_match_flinks_plans() {
         "stream-exec-join",
         "stream-exec-interval-join",
         "stream-exec-temporal-join",
+        "stream-exec-match",
     ];
     let mut compared = 0;
     for path in &files {

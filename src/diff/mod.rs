@@ -2,6 +2,7 @@
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
 pub mod join_facts;
+pub mod other_facts;
 pub mod ranking_facts;
 pub mod relations;
 pub mod schema;

@@ -169,6 +169,7 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
         | OperatorKind::IntervalJoin
         | OperatorKind::TemporalJoin
         | OperatorKind::LookupJoin => super::join_facts::facts(kind),
+        OperatorKind::MatchRecognize => super::other_facts::facts(kind),
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",

@@ -4,7 +4,9 @@
 use super::convert::Converter;
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
-use super::{aggregate, join, over, rank, window, Operator, OperatorKind, Plan, QueryPlan};
+use super::{
+    aggregate, join, match_recognize, over, rank, window, Operator, OperatorKind, Plan, QueryPlan,
+};
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -522,32 +524,29 @@ impl<'a> Builder<'a> {
                     None => relation,
                 })
             }
-            TableFactor::MatchRecognize { table, alias, .. } => {
+            TableFactor::MatchRecognize {
+                table,
+                partition_by,
+                order_by,
+                measures,
+                rows_per_match,
+                after_match_skip,
+                pattern,
+                symbols,
+                alias,
+            } => {
                 let input = self.table_factor(table)?;
-                let description = format!("{factor} over [{}]", columns_text(&input));
-                self.opaque(
-                    "match_recognize",
-                    "stream-exec-match",
-                    span,
-                    description,
-                    "MATCH_RECOGNIZE is not modelled in detail yet",
-                );
-                let mut relation = Relation {
-                    base_tables: input.base_tables.clone(),
-                    ..Default::default()
+                let clause = match_recognize::Clause {
+                    partition_by,
+                    order_by,
+                    measures,
+                    rows_per_match: rows_per_match.as_ref(),
+                    after_match: after_match_skip.as_ref().map(|a| a.to_string()),
+                    pattern: pattern.to_string(),
+                    symbols,
+                    alias: alias.as_ref(),
                 };
-                relation.columns.push(Column {
-                    name: "*".into(),
-                    qualifier: alias.as_ref().map(|a| a.name.value.clone()),
-                    expr: CExpr::Derived(format!("MATCH_RECOGNIZE({factor})")),
-                    time: None,
-                    span,
-                });
-                relation.open_tables.push((
-                    alias.as_ref().map(|a| a.name.value.clone()),
-                    format!("MATCH_RECOGNIZE@{}", span.start),
-                ));
-                Ok(relation)
+                match_recognize::build(self, input, &clause, factor)
             }
             other => Err(Error::sql(
                 self.file,

@@ -10,6 +10,7 @@ pub mod functions;
 pub mod interval;
 pub mod join;
 pub mod join_bounds;
+pub mod match_recognize;
 pub mod over;
 pub mod rank;
 pub mod scope;
@@ -44,13 +45,15 @@ pub enum OperatorKind {
     /// `JOIN t FOR SYSTEM_TIME AS OF l.proctime`: a lookup join, stateless unless async or
     /// under TRY_RESOLVE.
     LookupJoin,
+    /// `MATCH_RECOGNIZE (...)`: complex event processing over its input rows.
+    MatchRecognize,
     /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
     /// as a whole (its fingerprint), so any change to it is `unknown`.
     Opaque,
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 12] = [
+    pub const ALL: [OperatorKind; 13] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
@@ -62,6 +65,7 @@ impl OperatorKind {
         OperatorKind::IntervalJoin,
         OperatorKind::TemporalJoin,
         OperatorKind::LookupJoin,
+        OperatorKind::MatchRecognize,
         OperatorKind::Opaque,
     ];
 
@@ -78,6 +82,7 @@ impl OperatorKind {
             OperatorKind::IntervalJoin => "interval_join",
             OperatorKind::TemporalJoin => "temporal_join",
             OperatorKind::LookupJoin => "lookup_join",
+            OperatorKind::MatchRecognize => "match_recognize",
             OperatorKind::Opaque => "opaque",
         }
     }

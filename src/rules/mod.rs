@@ -55,6 +55,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rules/lookup_join.yaml",
         include_str!("../../rules/lookup_join.yaml"),
     ),
+    (
+        "rules/match_recognize.yaml",
+        include_str!("../../rules/match_recognize.yaml"),
+    ),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 
