@@ -88,6 +88,9 @@ fn modelled_operators_match_flinks_plans() {
         "stream-exec-interval-join",
         "stream-exec-temporal-join",
         "stream-exec-match",
+        "stream-exec-temporal-sort",
+        "stream-exec-limit",
+        "stream-exec-sort-limit",
     ];
     let mut compared = 0;
     for path in &files {

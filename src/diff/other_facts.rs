@@ -46,6 +46,60 @@ pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> 
                 "filter terms applied upstream of the operator, canonical",
             ),
         ],
+        OperatorKind::TemporalSort => vec![
+            (
+                "time_kind",
+                String,
+                "rowtime or proctime: the time attribute sorted on first",
+            ),
+            (
+                "sort_keys",
+                strings(),
+                "ORDER BY items, canonical, each `expr ASC|DESC`, in order",
+            ),
+            (
+                "sort_keys_selected",
+                strings(),
+                "the sort keys the query also selects",
+            ),
+            (
+                "fields",
+                strings(),
+                "the selected fields other than the sort keys, canonical, in order",
+            ),
+            (
+                "filters",
+                strings(),
+                "filter terms applied upstream of the operator, canonical",
+            ),
+        ],
+        OperatorKind::Limit => vec![
+            (
+                "fetch",
+                Any,
+                "the number of rows kept (LIMIT n / FETCH FIRST n ROWS)",
+            ),
+            (
+                "offset",
+                Any,
+                "the number of rows skipped (OFFSET m), 0 without OFFSET",
+            ),
+            (
+                "order",
+                strings(),
+                "ORDER BY items, canonical, each `expr ASC|DESC`; empty for a plain LIMIT",
+            ),
+            (
+                "fields",
+                strings(),
+                "the selected fields, canonical, in order",
+            ),
+            (
+                "filters",
+                strings(),
+                "filter terms applied upstream of the operator, canonical",
+            ),
+        ],
         _ => Vec::new(),
     }
 }

@@ -169,7 +169,9 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
         | OperatorKind::IntervalJoin
         | OperatorKind::TemporalJoin
         | OperatorKind::LookupJoin => super::join_facts::facts(kind),
-        OperatorKind::MatchRecognize => super::other_facts::facts(kind),
+        OperatorKind::MatchRecognize | OperatorKind::TemporalSort | OperatorKind::Limit => {
+            super::other_facts::facts(kind)
+        }
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",
@@ -300,6 +302,9 @@ pub fn coverage_group(key: &str) -> &str {
         | "udafs" => "aggregates",
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
         // A deduplication's input schema is its value fields, partition keys and order key.
+        // Which sort keys a temporal sort selects, and so which selected columns are its other
+        // fields, follows from its sort keys.
+        "sort_keys" | "sort_keys_selected" | "fields" => "sort_keys",
         // So is a Top-N's (key_fields: its partition and order keys).
         "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep"
         | "mode" | "key_fields" => "row",

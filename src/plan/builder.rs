@@ -5,7 +5,8 @@ use super::convert::Converter;
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, join, match_recognize, over, rank, window, Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, join, match_recognize, over, rank, sort, window, Operator, OperatorKind, Plan,
+    QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -70,6 +71,8 @@ pub struct Builder<'a> {
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
+    /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
+    last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
 }
@@ -85,6 +88,7 @@ impl<'a> Builder<'a> {
             hints: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
+            last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
         }
@@ -123,33 +127,14 @@ impl<'a> Builder<'a> {
         let mut relation = body?;
         let has_order = query.order_by.is_some();
         let has_limit = query.limit_clause.is_some() || query.fetch.is_some();
+        let select_input = self.last_select_input.take();
         if has_order || has_limit {
             relation = self.finish_rank(relation, self.span(query))?;
-            let order = query
-                .order_by
-                .as_ref()
-                .map(|o| o.to_string())
-                .unwrap_or_default();
-            let limit = query
-                .limit_clause
-                .as_ref()
-                .map(|l| l.to_string())
-                .unwrap_or_default();
-            let (kind, node) = if has_limit && has_order {
-                ("sort_limit", "stream-exec-sort-limit")
-            } else if has_limit {
-                ("limit", "stream-exec-limit")
-            } else {
-                ("temporal_sort", "stream-exec-temporal-sort")
+            let input = match query.body.as_ref() {
+                SetExpr::Select(_) => select_input.as_ref(),
+                _ => None,
             };
-            let description = format!("{order} {limit} over [{}]", columns_text(&relation));
-            self.opaque(
-                kind,
-                node,
-                self.span(query),
-                description,
-                "ORDER BY / LIMIT is not modelled in detail yet",
-            );
+            sort::build(self, query, &relation, input)?;
         }
         Ok(relation)
     }
@@ -245,6 +230,7 @@ impl<'a> Builder<'a> {
             let where_span = select.selection.as_ref().map(|w| self.span(w));
             join::finish(self, joins, &where_terms, &used, where_span);
         }
+        let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
         let mut output = if grouped || aggregate::has_aggregates(select) {
@@ -257,6 +243,7 @@ impl<'a> Builder<'a> {
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
         }
+        self.last_select_input = Some(select_input);
         Ok(output)
     }
 

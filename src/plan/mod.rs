@@ -14,6 +14,7 @@ pub mod match_recognize;
 pub mod over;
 pub mod rank;
 pub mod scope;
+pub mod sort;
 pub mod top_n;
 pub mod window;
 
@@ -47,13 +48,17 @@ pub enum OperatorKind {
     LookupJoin,
     /// `MATCH_RECOGNIZE (...)`: complex event processing over its input rows.
     MatchRecognize,
+    /// `ORDER BY time ASC` without a limit: rows buffered until their time is complete.
+    TemporalSort,
+    /// `LIMIT` / `OFFSET` / `FETCH`, with or without ORDER BY (Flink's Limit and SortLimit).
+    Limit,
     /// A stateful operator the tool recognizes but does not model in detail yet: it is compared
     /// as a whole (its fingerprint), so any change to it is `unknown`.
     Opaque,
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 13] = [
+    pub const ALL: [OperatorKind; 15] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
@@ -66,6 +71,8 @@ impl OperatorKind {
         OperatorKind::TemporalJoin,
         OperatorKind::LookupJoin,
         OperatorKind::MatchRecognize,
+        OperatorKind::TemporalSort,
+        OperatorKind::Limit,
         OperatorKind::Opaque,
     ];
 
@@ -83,6 +90,8 @@ impl OperatorKind {
             OperatorKind::TemporalJoin => "temporal_join",
             OperatorKind::LookupJoin => "lookup_join",
             OperatorKind::MatchRecognize => "match_recognize",
+            OperatorKind::TemporalSort => "temporal_sort",
+            OperatorKind::Limit => "limit",
             OperatorKind::Opaque => "opaque",
         }
     }

@@ -127,7 +127,12 @@ pub fn pending(
 }
 
 /// The time attribute kind of an ORDER BY expression (inferred by name on bare tables).
-fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> Option<TimeKind> {
+pub fn order_time(
+    b: &mut Builder,
+    input: &Relation,
+    expr: &Expr,
+    value: &CExpr,
+) -> Option<TimeKind> {
     let column = match expr {
         Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
         Expr::CompoundIdentifier(p) if p.len() >= 2 => input

@@ -59,6 +59,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rules/match_recognize.yaml",
         include_str!("../../rules/match_recognize.yaml"),
     ),
+    (
+        "rules/temporal_sort.yaml",
+        include_str!("../../rules/temporal_sort.yaml"),
+    ),
+    ("rules/limit.yaml", include_str!("../../rules/limit.yaml")),
     ("rules/opaque.yaml", include_str!("../../rules/opaque.yaml")),
 ];
 
