@@ -227,8 +227,11 @@ impl<'a> Builder<'a> {
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
-            let where_span = select.selection.as_ref().map(|w| self.span(w));
-            join::finish(self, joins, &where_terms, &used, where_span);
+            let spans = join::SelectSpans {
+                selection: select.selection.as_ref().map(|w| self.span(w)),
+                projection: self.projection_span(select),
+            };
+            join::finish(self, joins, &where_terms, &used, spans);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());

@@ -377,13 +377,19 @@ pub fn finish(
     mut pending: Vec<PendingJoin>,
     where_terms: &[CExpr],
     used: &BTreeSet<String>,
-    where_span: Option<ByteSpan>,
+    spans: SelectSpans,
 ) {
     for join in &mut pending {
         let pushed_before = join.filters.len();
+        let conditions_before = join.conditions.len();
         for term in where_terms {
             if join.reads(term) != Reads::Outside {
                 join.add_term(term.clone(), true);
+            }
+        }
+        if let Some(where_span) = spans.selection {
+            if join.conditions.len() > conditions_before {
+                join.condition_span = join.condition_span.union(where_span);
             }
         }
         // A join carries what is read above it and in its condition, not what a filter pushed
@@ -400,9 +406,16 @@ pub fn finish(
         join.carried = read;
     }
     for join in pending {
-        let op = operator(join, where_span);
+        let op = operator(join, spans);
         b.operators.push(op);
     }
+}
+
+/// Where a SELECT's WHERE and its projection are written.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectSpans {
+    pub selection: Option<ByteSpan>,
+    pub projection: ByteSpan,
 }
 
 /// The canonical text of an expression and of each of its parts.
@@ -442,7 +455,7 @@ fn input_fact(side: &Side, used: &BTreeSet<String>) -> Vec<String> {
     out
 }
 
-fn operator(join: PendingJoin, where_span: Option<ByteSpan>) -> Operator {
+fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut carried = join.carried.clone();
     if let Some(version) = &join.version {
         subtrees(version, &mut carried);
@@ -501,8 +514,12 @@ fn operator(join: PendingJoin, where_span: Option<ByteSpan>) -> Operator {
     for fact in ["conditions", "join_type"] {
         op.fact_spans.insert(fact.into(), join.condition_span);
     }
-    if let Some(span) = where_span {
-        op.fact_spans.insert("filters".into(), span);
+    if let Some(span) = spans.selection {
+        op.fact_spans
+            .insert("filters".into(), span.union(join.condition_span));
+    }
+    for fact in ["left_input", "right_input"] {
+        op.fact_spans.insert(fact.into(), spans.projection);
     }
     op.fact_spans.insert("join_type".into(), join.span);
     for column in join.left.columns.iter().chain(&join.right.columns) {
