@@ -7,7 +7,7 @@
 
 use super::builder::{columns_text, union_columns, Builder};
 use super::expr::CExpr;
-use super::scope::{Column, Relation};
+use super::scope::{looks_like_time, Column, Relation};
 use super::{join_bounds, Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::Result;
@@ -43,11 +43,34 @@ impl Side {
         }
     }
 
-    fn time_columns(&self) -> Vec<(String, TimeKind)> {
-        self.columns
+    /// Its time attributes; for a table without DDL, the columns of `terms` whose name looks
+    /// like a time (documentation style).
+    fn time_columns(&self, terms: &[CExpr]) -> Vec<(String, TimeKind)> {
+        let mut times: Vec<(String, TimeKind)> = self
+            .columns
             .iter()
             .filter_map(|c| c.time.map(|t| (c.expr.canonical(), t)))
-            .collect()
+            .collect();
+        let mut read = Vec::new();
+        for term in terms {
+            open_columns(term, &mut read);
+        }
+        for (table, column) in read {
+            if self.open_tables.contains(&table) {
+                let kind = if column.eq_ignore_ascii_case("proctime") {
+                    TimeKind::Proctime
+                } else if looks_like_time(&column) {
+                    TimeKind::Rowtime
+                } else {
+                    continue;
+                };
+                let canonical = CExpr::Column { table, column }.canonical();
+                if !times.iter().any(|(c, _)| *c == canonical) {
+                    times.push((canonical, kind));
+                }
+            }
+        }
+        times
     }
 }
 
@@ -406,7 +429,15 @@ pub fn finish(
         join.carried = read;
     }
     for join in pending {
+        let open = !join.left.open_tables.is_empty() || !join.right.open_tables.is_empty();
+        let span = join.condition_span;
         let op = operator(join, spans);
+        if open && op.kind == OperatorKind::IntervalJoin {
+            b.notes.assume(
+                "the time bounds of this join read tables without DDL: columns named like times are taken as their time attributes (an interval join)",
+                Some(span),
+            );
+        }
         b.operators.push(op);
     }
 }
@@ -444,10 +475,11 @@ fn input_fact(side: &Side, used: &BTreeSet<String>) -> Vec<String> {
     }
     // Columns of tables without DDL are known only from their use.
     for canonical in used {
-        let open = side
-            .open_tables
-            .iter()
-            .any(|t| canonical.starts_with(&format!("{t}.")));
+        let open = side.open_tables.iter().any(|t| {
+            canonical
+                .strip_prefix(&format!("{t}."))
+                .is_some_and(|column| !column.contains([' ', '(']))
+        });
         if open && !out.contains(canonical) {
             out.push(canonical.clone());
         }
@@ -470,11 +502,9 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         });
     }
     let bounds = if join.kind == OperatorKind::Join {
-        join_bounds::time_bounds(
-            &join.left.time_columns(),
-            &join.right.time_columns(),
-            &mut conditions,
-        )
+        let left_times = join.left.time_columns(&conditions);
+        let right_times = join.right.time_columns(&conditions);
+        join_bounds::time_bounds(&left_times, &right_times, &mut conditions)
     } else {
         None
     };
@@ -528,4 +558,20 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
             .or_insert_with(|| column.expr.display(true));
     }
     op
+}
+
+/// The columns of tables without DDL a term reads, as (table instance, column).
+fn open_columns(expr: &CExpr, out: &mut Vec<(String, String)>) {
+    match expr {
+        CExpr::Column { table, column } => out.push((table.clone(), column.clone())),
+        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+            args.iter().for_each(|a| open_columns(a, out));
+        }
+        CExpr::Binary { left, right, .. } => {
+            open_columns(left, out);
+            open_columns(right, out);
+        }
+        CExpr::Unary { operand, .. } => open_columns(operand, out),
+        _ => {}
+    }
 }
