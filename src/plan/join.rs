@@ -249,7 +249,24 @@ pub fn join(
         Some(expr) => Some(b.converter().expr(&joined, expr)?),
         None => None,
     };
-    let version_time = version.and_then(|expr| time_of(&joined, expr));
+    let version_time = version.and_then(|expr| {
+        time_of(&joined, expr).or_else(|| {
+            let inferred = time_by_name(expr)?;
+            b.notes.assume(
+                format!(
+                    "`{expr}` is not a declared time attribute: taken as {} by its name ({})",
+                    inferred.name(),
+                    if inferred == TimeKind::Proctime {
+                        "a lookup join"
+                    } else {
+                        "an event-time temporal join"
+                    }
+                ),
+                Some(b.span(expr)),
+            );
+            Some(inferred)
+        })
+    });
     let lookup = version.is_some()
         && match version_time {
             Some(time) => time == TimeKind::Proctime,
@@ -306,6 +323,23 @@ fn time_of(relation: &Relation, expr: &Expr) -> Option<TimeKind> {
         _ => None,
     };
     column.and_then(|c| c.time)
+}
+
+/// The time kind a column's name suggests (documentation style, tables without DDL).
+fn time_by_name(expr: &Expr) -> Option<TimeKind> {
+    let name = match expr {
+        Expr::Identifier(i) => &i.value,
+        Expr::CompoundIdentifier(p) => &p.last()?.value,
+        _ => return None,
+    };
+    let lower = name.to_lowercase();
+    if lower.contains("proc") {
+        Some(TimeKind::Proctime)
+    } else if looks_like_time(name) {
+        Some(TimeKind::Rowtime)
+    } else {
+        None
+    }
 }
 
 /// Whether the lookup keeps state: an async lookup (hint or table option) or TRY_RESOLVE.
