@@ -5,8 +5,8 @@ use super::convert::Converter;
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, join, match_recognize, over, rank, sort, window, Operator, OperatorKind, Plan,
-    QueryPlan,
+    aggregate, join, join_finish, match_recognize, over, rank, sort, window, Operator,
+    OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -227,11 +227,11 @@ impl<'a> Builder<'a> {
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
-            let spans = join::SelectSpans {
+            let spans = join_finish::SelectSpans {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            join::finish(self, joins, &where_terms, &used, spans);
+            join_finish::finish(self, joins, &where_terms, &used, spans);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());

@@ -10,6 +10,7 @@ pub mod functions;
 pub mod interval;
 pub mod join;
 pub mod join_bounds;
+pub mod join_finish;
 pub mod match_recognize;
 pub mod over;
 pub mod rank;
