@@ -82,6 +82,15 @@ fn modelled_operators_match_flinks_plans() {
         "stream-exec-deduplicate",
         "stream-exec-over-aggregate",
         "stream-exec-window-aggregate",
+        "stream-exec-rank",
+        "stream-exec-window-rank",
+        "stream-exec-join",
+        "stream-exec-interval-join",
+        "stream-exec-temporal-join",
+        "stream-exec-match",
+        "stream-exec-temporal-sort",
+        "stream-exec-limit",
+        "stream-exec-sort-limit",
     ];
     let mut compared = 0;
     for path in &files {

@@ -1,6 +1,9 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod join_facts;
+pub mod other_facts;
+pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
 
@@ -74,8 +77,16 @@ fn operator_key(op: &Operator) -> String {
     }
 }
 
+/// The kinds of the query's operators that keep state (a synchronous lookup join keeps none).
 pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
-    query.operators.iter().map(operator_key).collect()
+    query
+        .operators
+        .iter()
+        .filter(|o| {
+            o.kind != OperatorKind::LookupJoin || o.facts.get("stateful") == Some(&json!(true))
+        })
+        .map(operator_key)
+        .collect()
 }
 
 /// Operators match in order within their kind.
@@ -375,6 +386,9 @@ fn changed_items(pair: &QueryPair) -> Vec<String> {
         items
     };
     let mut items = Vec::new();
+    // A filter seen by several operators (beneath a join and the aggregate above it) is one item:
+    // operators whose changed filter terms overlap share it.
+    let mut filter_changes: Vec<(String, Vec<String>)> = Vec::new();
     for op in &pair.operators {
         let (Some(old), Some(new)) = (op.old, op.new) else {
             continue;
@@ -383,10 +397,28 @@ fn changed_items(pair: &QueryPair) -> Vec<String> {
         if as_set(old, "aggregates") != as_set(new, "aggregates") {
             items.push(format!("the aggregates of {kind}"));
         }
-        if as_set(old, "filters") != as_set(new, "filters") {
-            items.push(format!("the filter beneath {kind}"));
+        let (old_filters, new_filters) = (as_set(old, "filters"), as_set(new, "filters"));
+        if old_filters != new_filters {
+            let changed: Vec<String> = old_filters
+                .iter()
+                .filter(|f| !new_filters.contains(f))
+                .chain(new_filters.iter().filter(|f| !old_filters.contains(f)))
+                .cloned()
+                .collect();
+            match filter_changes
+                .iter_mut()
+                .find(|(_, terms)| terms.iter().any(|t| changed.contains(t)))
+            {
+                Some((_, terms)) => terms.extend(changed),
+                None => filter_changes.push((kind, changed)),
+            }
         }
     }
+    items.extend(
+        filter_changes
+            .into_iter()
+            .map(|(kind, _)| format!("the filter beneath {kind}")),
+    );
     if let (Some(old), Some(new)) = (pair.old, pair.new) {
         if old.sink != new.sink
             || (old.sink_options.is_some()

@@ -5,7 +5,7 @@ use crate::plan::OperatorKind;
 use crate::rules::dsl::{FactSchema, FactType};
 use std::collections::BTreeMap;
 
-fn object(fields: &[(&str, FactType)]) -> FactType {
+pub fn object(fields: &[(&str, FactType)]) -> FactType {
     FactType::Object(
         fields
             .iter()
@@ -14,7 +14,7 @@ fn object(fields: &[(&str, FactType)]) -> FactType {
     )
 }
 
-fn strings() -> FactType {
+pub fn strings() -> FactType {
     FactType::List(Box::new(FactType::String))
 }
 
@@ -199,6 +199,14 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
             ),
             ("watermark", String, "the WATERMARK expression"),
         ],
+        OperatorKind::TopN | OperatorKind::WindowTopN => super::ranking_facts::facts(kind),
+        OperatorKind::Join
+        | OperatorKind::IntervalJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => super::join_facts::facts(kind),
+        OperatorKind::MatchRecognize | OperatorKind::TemporalSort | OperatorKind::Limit => {
+            super::other_facts::facts(kind)
+        }
         OperatorKind::Opaque => vec![
             (
                 "flink_kind",
@@ -412,8 +420,12 @@ pub fn coverage_group(key: &str) -> &str {
         | "udafs" => "aggregates",
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
         // A deduplication's input schema is its value fields, partition keys and order key.
+        // Which sort keys a temporal sort selects, and so which selected columns are its other
+        // fields, follows from its sort keys.
+        "sort_keys" | "sort_keys_selected" | "fields" => "sort_keys",
+        // So is a Top-N's (key_fields: its partition and order keys).
         "input_schema" | "value_fields" | "outputs" | "partition_keys" | "order" | "keep"
-        | "mode" => "row",
+        | "mode" | "key_fields" => "row",
         other => other,
     }
 }

@@ -4,7 +4,10 @@
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
-use super::{aggregate, over, rank, source_table, window, Operator, OperatorKind, Plan, QueryPlan};
+use super::{
+    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
+    Operator, OperatorKind, Plan, QueryPlan,
+};
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -13,8 +16,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor,
-    TableWithJoins, Visit, Visitor,
+    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SetExpr, SetOperator,
+    SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -84,6 +87,10 @@ pub struct Builder<'a> {
     pub hints: Vec<String>,
     /// How many times each table was read so far in this query.
     scans: BTreeMap<String, usize>,
+    /// Joins read in FROM, finished by their SELECT.
+    pub pending_joins: Vec<join::PendingJoin>,
+    /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
+    last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
 }
@@ -100,6 +107,8 @@ impl<'a> Builder<'a> {
             reads: Reads::default(),
             hints: Vec::new(),
             scans: BTreeMap::new(),
+            pending_joins: Vec::new(),
+            last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
         }
@@ -138,33 +147,14 @@ impl<'a> Builder<'a> {
         let mut relation = body?;
         let has_order = query.order_by.is_some();
         let has_limit = query.limit_clause.is_some() || query.fetch.is_some();
+        let select_input = self.last_select_input.take();
         if has_order || has_limit {
             relation = self.finish_rank(relation, self.span(query))?;
-            let order = query
-                .order_by
-                .as_ref()
-                .map(|o| o.to_string())
-                .unwrap_or_default();
-            let limit = query
-                .limit_clause
-                .as_ref()
-                .map(|l| l.to_string())
-                .unwrap_or_default();
-            let (kind, node) = if has_limit && has_order {
-                ("sort_limit", "stream-exec-sort-limit")
-            } else if has_limit {
-                ("limit", "stream-exec-limit")
-            } else {
-                ("temporal_sort", "stream-exec-temporal-sort")
+            let input = match query.body.as_ref() {
+                SetExpr::Select(_) => select_input.as_ref(),
+                _ => None,
             };
-            let description = format!("{order} {limit} over [{}]", columns_text(&relation));
-            self.opaque(
-                kind,
-                node,
-                self.span(query),
-                description,
-                "ORDER BY / LIMIT is not modelled in detail yet",
-            );
+            sort::build(self, query, &relation, input)?;
         }
         Ok(relation)
     }
@@ -252,20 +242,30 @@ impl<'a> Builder<'a> {
 
     fn select(&mut self, select: &Select) -> Result<Relation> {
         let span = self.span(select);
+        let mark = self.pending_joins.len();
         let mut input = self.from(&select.from, span)?;
+        let joins = self.pending_joins.split_off(mark);
+        let mut where_terms = Vec::new();
         if let Some(pending) = input.rank.take() {
             // The rank filter and the rest of WHERE are consumed here.
             input = rank::build(self, select, input, pending)?;
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;
-            input.filters.extend(
-                filter
-                    .conjuncts()
-                    .into_iter()
-                    .map(|c| CExpr::Literal(c.canonical())),
-            );
+            where_terms = filter.conjuncts();
+            input
+                .filters
+                .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
             self.semi_joins(selection, &input, span);
         }
+        if !joins.is_empty() {
+            let used = used_columns(select, &input);
+            let spans = join_finish::SelectSpans {
+                selection: select.selection.as_ref().map(|w| self.span(w)),
+                projection: self.projection_span(select),
+            };
+            join_finish::finish(self, joins, &where_terms, &used, spans);
+        }
+        let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
         let mut output = if grouped || aggregate::has_aggregates(select) {
@@ -278,6 +278,7 @@ impl<'a> Builder<'a> {
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
         }
+        self.last_select_input = Some(select_input);
         Ok(output)
     }
 
@@ -446,22 +447,27 @@ impl<'a> Builder<'a> {
             let mut current = self.table_factor(&item.relation)?;
             for join in &item.joins {
                 let right = self.table_factor(&join.relation)?;
-                current = super::window::join(self, current, right, join)?;
+                let join_span = self.span(join);
+                current = join::join(
+                    self,
+                    current,
+                    right,
+                    &join.join_operator,
+                    &join.relation,
+                    join_span,
+                )?;
             }
             relation = Some(match relation {
                 None => current,
-                Some(left) => {
-                    let joined = union_columns(left, current);
-                    let description = format!("CROSS JOIN [{}]", columns_text(&joined));
-                    self.opaque(
-                        "join",
-                        "stream-exec-join",
-                        span,
-                        description,
-                        "a comma (cross) join is not modelled in detail yet",
-                    );
-                    joined
-                }
+                // `FROM a, b WHERE a.x = b.y` is an inner join whose condition is in WHERE.
+                Some(left) => join::join(
+                    self,
+                    left,
+                    current,
+                    &JoinOperator::CrossJoin(JoinConstraint::None),
+                    &item.relation,
+                    span,
+                )?,
             });
         }
         Ok(relation.unwrap_or_default())
@@ -544,32 +550,29 @@ impl<'a> Builder<'a> {
                     None => relation,
                 })
             }
-            TableFactor::MatchRecognize { table, alias, .. } => {
+            TableFactor::MatchRecognize {
+                table,
+                partition_by,
+                order_by,
+                measures,
+                rows_per_match,
+                after_match_skip,
+                pattern,
+                symbols,
+                alias,
+            } => {
                 let input = self.table_factor(table)?;
-                let description = format!("{factor} over [{}]", columns_text(&input));
-                self.opaque(
-                    "match_recognize",
-                    "stream-exec-match",
-                    span,
-                    description,
-                    "MATCH_RECOGNIZE is not modelled in detail yet",
-                );
-                let mut relation = Relation {
-                    base_tables: input.base_tables.clone(),
-                    ..Default::default()
+                let clause = match_recognize::Clause {
+                    partition_by,
+                    order_by,
+                    measures,
+                    rows_per_match: rows_per_match.as_ref(),
+                    after_match: after_match_skip.as_ref().map(|a| a.to_string()),
+                    pattern: pattern.to_string(),
+                    symbols,
+                    alias: alias.as_ref(),
                 };
-                relation.columns.push(Column {
-                    name: "*".into(),
-                    qualifier: alias.as_ref().map(|a| a.name.value.clone()),
-                    expr: CExpr::Derived(format!("MATCH_RECOGNIZE({factor})")),
-                    time: None,
-                    span,
-                });
-                relation.open_tables.push((
-                    alias.as_ref().map(|a| a.name.value.clone()),
-                    format!("MATCH_RECOGNIZE@{}", span.start),
-                ));
-                Ok(relation)
+                match_recognize::build(self, input, &clause, factor)
             }
             other => Err(Error::sql(
                 self.file,
@@ -882,4 +885,41 @@ pub fn referenced_columns<'e>(
         }
     }
     out
+}
+
+/// The columns a SELECT reads from its FROM above WHERE (what its joins must carry), canonical.
+fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet<String> {
+    let wildcard = select.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
+    let mut exprs: Vec<&Expr> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e)
+            | SelectItem::ExprWithAlias { expr: e, .. }
+            | SelectItem::ExprWithAliases { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    exprs.extend(select.having.iter());
+    if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    let mut used: std::collections::BTreeSet<String> = referenced_columns(input, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    // A qualified wildcard (`o.*`) reads all of that input.
+    if select
+        .projection
+        .iter()
+        .any(|i| matches!(i, SelectItem::QualifiedWildcard(..)))
+    {
+        used.extend(input.columns.iter().map(|c| c.expr.canonical()));
+    }
+    used
 }

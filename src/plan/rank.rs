@@ -1,7 +1,7 @@
 //! `ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rk` filtered on `rk` by the enclosing
 //! query: a deduplication when it keeps the first row by a time attribute, else a Top-N.
 
-use super::builder::{columns_text, referenced_columns, Builder};
+use super::builder::{referenced_columns, Builder};
 use super::expr::CExpr;
 use super::scope::{looks_like_time, Column, PendingRank, Relation};
 use super::{Operator, OperatorKind};
@@ -13,11 +13,10 @@ use sqlparser::ast::{
     BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, SelectItem, Value, WindowType,
 };
 
-/// The range of ranks the enclosing filter keeps, `(min, max)`.
-fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
-    let Expr::BinaryOp { left, op, right } = expr else {
-        return None;
-    };
+/// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
+type Bounds = (Option<i64>, Option<i64>);
+
+fn rank_bounds(expr: &Expr, column: &str) -> Option<Bounds> {
     let is_rank = |e: &Expr| match e {
         Expr::Identifier(i) => i.value == column,
         Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == column),
@@ -29,6 +28,21 @@ fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
             _ => None,
         },
         _ => None,
+    };
+    if let Expr::Between {
+        expr,
+        negated: false,
+        low,
+        high,
+    } = expr
+    {
+        return is_rank(expr).then_some((Some(number(low)?), Some(number(high)?)));
+    }
+    if let Expr::Nested(inner) = expr {
+        return rank_bounds(inner, column);
+    }
+    let Expr::BinaryOp { left, op, right } = expr else {
+        return None;
     };
     let (op, n) = if is_rank(left) {
         (op.clone(), number(right)?)
@@ -45,9 +59,11 @@ fn rank_range(expr: &Expr, column: &str) -> Option<(i64, i64)> {
         return None;
     };
     match op {
-        BinaryOperator::Eq => Some((n, n)),
-        BinaryOperator::LtEq => Some((1, n)),
-        BinaryOperator::Lt => Some((1, n - 1)),
+        BinaryOperator::Eq => Some((Some(n), Some(n))),
+        BinaryOperator::LtEq => Some((None, Some(n))),
+        BinaryOperator::Lt => Some((None, Some(n - 1))),
+        BinaryOperator::GtEq => Some((Some(n), None)),
+        BinaryOperator::Gt => Some((Some(n + 1), None)),
         _ => None,
     }
 }
@@ -111,7 +127,12 @@ pub fn pending(
 }
 
 /// The time attribute kind of an ORDER BY expression (inferred by name on bare tables).
-fn order_time(b: &mut Builder, input: &Relation, expr: &Expr, value: &CExpr) -> Option<TimeKind> {
+pub fn order_time(
+    b: &mut Builder,
+    input: &Relation,
+    expr: &Expr,
+    value: &CExpr,
+) -> Option<TimeKind> {
     let column = match expr {
         Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
         Expr::CompoundIdentifier(p) if p.len() >= 2 => input
@@ -147,16 +168,37 @@ pub fn build(
     pending: PendingRank,
 ) -> Result<Relation> {
     let span = b.span(select);
-    let mut range = None;
+    // The terms on the rank column together keep a range of ranks; Flink needs its end.
+    let mut bounds: Bounds = (None, None);
+    let mut bound_terms: Vec<&Expr> = Vec::new();
     let mut rest: Vec<&Expr> = Vec::new();
     if let Some(selection) = &select.selection {
         for term in conjuncts(selection) {
-            match (range, rank_range(term, &pending.column)) {
-                (None, Some(r)) => range = Some((r, b.span(term))),
-                _ => rest.push(term),
+            match rank_bounds(term, &pending.column) {
+                Some((low, high)) => {
+                    bounds.0 = bounds.0.max(low);
+                    bounds.1 = match (bounds.1, high) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    bound_terms.push(term);
+                }
+                None => rest.push(term),
             }
         }
     }
+    let range = match bounds {
+        (low, Some(high)) => Some((
+            (low.unwrap_or(1), high),
+            bound_terms
+                .iter()
+                .fold(ByteSpan::default(), |acc, t| acc.union(b.span(*t))),
+        )),
+        _ => {
+            rest.extend(bound_terms);
+            None
+        }
+    };
     for term in &rest {
         let filter = b.converter().expr(&input, term)?;
         input.filters.extend(
@@ -240,77 +282,71 @@ pub fn build(
         op.set("mode", json!(mode));
         op.set("order", json!({"key": key.canonical(), "direction": if *descending { "desc" } else { "asc" }, "time_kind": time.map(TimeKind::name)}));
         op.set("keep", json!(if *descending { "last" } else { "first" }));
+        op.set("partition_keys", json!(partition));
+        op.set("value_fields", json!(values));
+        op.set("input_schema", json!(schema));
         op
     } else {
-        let mut op = Operator::new(
-            OperatorKind::Opaque,
-            "stream-exec-rank",
-            pending.span.union(filter_span),
-        );
-        let order: Vec<String> = pending
-            .order
-            .iter()
-            .map(|(o, d, ..)| format!("{} {}", o.canonical(), if *d { "DESC" } else { "ASC" }))
-            .collect();
-        let description = format!(
-            "{}(PARTITION BY {} ORDER BY {}) RANK {min}..{max} over [{}] output [{}]",
-            pending.function,
-            partition.join(", "),
-            order.join(", "),
-            schema.join(", "),
-            columns_text(&input)
-        );
-        op.set("flink_kind", json!("rank"));
-        op.set("fingerprint", json!(description));
-        op.set("reason", json!("Top-N is not modelled in detail yet"));
-        op
+        let shape = super::top_n::Shape {
+            pending: &pending,
+            start: min,
+            end: max,
+            filter_span,
+            values: &values,
+            schema: &schema,
+        };
+        super::top_n::operator(b, &shape)
     };
-    if op.kind == OperatorKind::Deduplicate {
-        op.set("partition_keys", json!(partition));
-        op.set("input_schema", json!(schema));
-        op.set("value_fields", json!(values));
-        op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
-        let partition_span = pending
-            .partition
-            .iter()
-            .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-        op.fact_spans.insert(
-            "partition_keys".into(),
-            if partition_span.is_empty() {
-                pending.span
-            } else {
-                partition_span
-            },
-        );
-        let order_span = pending
-            .order
-            .iter()
-            .fold(ByteSpan::default(), |acc, o| acc.union(o.3));
-        op.fact_spans.insert("order".into(), order_span);
-        op.fact_spans.insert("mode".into(), order_span);
-        op.fact_spans.insert("keep".into(), order_span);
-        for (p, s) in &pending.partition {
-            op.item_spans.insert(p.canonical(), *s);
-            op.display.insert(p.canonical(), p.display(qualify));
-        }
-        for column in &pending.input {
-            op.display
-                .entry(column.expr.canonical())
-                .or_insert_with(|| column.expr.display(qualify));
-        }
+    op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
+    let partition_span = pending
+        .partition
+        .iter()
+        .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+    op.fact_spans.insert(
+        "partition_keys".into(),
+        if partition_span.is_empty() {
+            pending.span
+        } else {
+            partition_span
+        },
+    );
+    let order_span = pending
+        .order
+        .iter()
+        .fold(ByteSpan::default(), |acc, o| acc.union(o.3));
+    for fact in ["order", "mode", "keep"] {
+        op.fact_spans.insert(fact.into(), order_span);
     }
-    op.fact_spans.insert("fingerprint".into(), op.span);
+    for (p, s) in &pending.partition {
+        op.item_spans.insert(p.canonical(), *s);
+        op.display.insert(p.canonical(), p.display(qualify));
+    }
+    for column in &pending.input {
+        op.display
+            .entry(column.expr.canonical())
+            .or_insert_with(|| column.expr.display(qualify));
+    }
     let output = b.project(select, &input)?;
-    let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
+    let projection_span = b.projection_span(select);
     if op.kind == OperatorKind::Deduplicate {
+        let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
         op.set("outputs", json!(outputs));
-        let projection_span = b.projection_span(select);
-        op.fact_spans.insert("outputs".into(), projection_span);
-        op.fact_spans
-            .insert("input_schema".into(), projection_span.union(pending.span));
-        op.fact_spans
-            .insert("value_fields".into(), projection_span.union(pending.span));
+    } else {
+        super::top_n::set_outputs(&mut op, &pending, &output, qualify);
     }
+    for fact in [
+        "outputs",
+        "rank_output",
+        "window_outputs",
+        "input_schema",
+        "value_fields",
+    ] {
+        op.fact_spans.insert(fact.into(), projection_span);
+    }
+    op.fact_spans
+        .insert("input_schema".into(), projection_span.union(pending.span));
+    op.fact_spans
+        .insert("value_fields".into(), projection_span.union(pending.span));
     b.operators.push(op);
     input.rank = None;
     Ok(input)

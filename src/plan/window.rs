@@ -1,6 +1,6 @@
-//! Window table-valued functions in FROM and the joins between relations.
+//! Window table-valued functions in FROM.
 
-use super::builder::{columns_text, union_columns, Builder};
+use super::builder::Builder;
 use super::dialect_names::*;
 use super::expr::CExpr;
 use super::interval::interval_value;
@@ -8,10 +8,7 @@ use super::scope::{Column, Relation, WindowTvf};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
 use crate::source::ByteSpan;
-use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Join, JoinConstraint, JoinOperator,
-    TableFactor,
-};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 /// `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))` and its HOP, CUMULATE and SESSION siblings.
 pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Relation> {
@@ -161,73 +158,4 @@ fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
         }
         _ => None,
     }
-}
-
-/// A join: regular, interval, temporal, lookup or window join, by its shape.
-pub fn join(b: &mut Builder, left: Relation, right: Relation, join: &Join) -> Result<Relation> {
-    let span = b.span(join);
-    let (kind_word, constraint) = match &join.join_operator {
-        JoinOperator::Join(c) | JoinOperator::Inner(c) => ("INNER", Some(c)),
-        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT", Some(c)),
-        JoinOperator::Right(c) | JoinOperator::RightOuter(c) => ("RIGHT", Some(c)),
-        JoinOperator::FullOuter(c) => ("FULL", Some(c)),
-        JoinOperator::CrossJoin(c) => ("CROSS", Some(c)),
-        JoinOperator::LeftSemi(c) => ("SEMI", Some(c)),
-        JoinOperator::LeftAnti(c) => ("ANTI", Some(c)),
-        JoinOperator::CrossApply | JoinOperator::OuterApply => ("APPLY", None),
-        _ => ("OTHER", None),
-    };
-    let version = match &join.relation {
-        TableFactor::Table {
-            version: Some(v), ..
-        } => Some(v.to_string()),
-        _ => None,
-    };
-    let versioned = version.is_some();
-    let both_windows = left.window.is_some() && right.window.is_some();
-    let lookup =
-        versioned && right.columns.iter().all(|c| c.time.is_none()) && right.open_tables.is_empty();
-    let joined = union_columns(left, right);
-    let condition = match constraint {
-        Some(JoinConstraint::On(expr)) => b.converter().expr(&joined, expr)?.canonical(),
-        Some(JoinConstraint::Using(names)) => format!(
-            "USING({})",
-            names
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Some(JoinConstraint::Natural) => "NATURAL".into(),
-        _ => String::new(),
-    };
-    let times_in_condition = condition.contains("BETWEEN") || condition.contains("INTERVAL");
-    let (kind, node) = if versioned && lookup {
-        ("lookup_join", "stream-exec-lookup-join")
-    } else if versioned {
-        ("temporal_join", "stream-exec-temporal-join")
-    } else if both_windows && condition.contains("WINDOW_START") {
-        ("window_join", "stream-exec-window-join")
-    } else if times_in_condition {
-        ("interval_join", "stream-exec-interval-join")
-    } else {
-        ("join", "stream-exec-join")
-    };
-    if kind == "lookup_join" {
-        b.notes.assume("a lookup join (FOR SYSTEM_TIME AS OF a processing-time attribute) keeps no state of its own", Some(span));
-        return Ok(joined);
-    }
-    let description = format!(
-        "{kind_word} {kind} {} ON {condition} [{}]",
-        version.unwrap_or_default(),
-        columns_text(&joined)
-    );
-    b.opaque(
-        kind,
-        node,
-        span,
-        description,
-        "joins are not modelled in detail yet",
-    );
-    Ok(joined)
 }

@@ -1,0 +1,407 @@
+//! Joins: regular, interval, temporal (`FOR SYSTEM_TIME AS OF` a rowtime) and lookup joins
+//! (`FOR SYSTEM_TIME AS OF` a proctime); window joins are compared as a whole.
+//!
+//! A join is recorded when its FROM is read and finished by the enclosing SELECT, which knows
+//! what the join must carry (the columns used above it, Flink's projection push-down) and which
+//! WHERE terms are join conditions (both sides) or filters pushed into one input.
+
+use super::builder::{columns_text, union_columns, Builder};
+use super::expr::CExpr;
+use super::join_finish::canonical_terms;
+use super::scope::{looks_like_time, Column, Relation};
+use super::OperatorKind;
+use crate::catalog::TimeKind;
+use crate::error::Result;
+use crate::source::ByteSpan;
+use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableFactor, TableVersion};
+use std::collections::BTreeSet;
+
+/// One input of a join: its columns and what identifies its values.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub columns: Vec<Column>,
+    pub open_tables: Vec<String>,
+    /// The table instances and upstream-derived values its columns are made of.
+    atoms: BTreeSet<String>,
+}
+
+impl Side {
+    fn of(relation: &Relation) -> Side {
+        let mut atoms = BTreeSet::new();
+        for column in &relation.columns {
+            collect_atoms(&column.expr, &mut atoms);
+        }
+        atoms.extend(relation.open_tables.iter().map(|(_, t)| t.clone()));
+        Side {
+            columns: relation.columns.clone(),
+            open_tables: relation
+                .open_tables
+                .iter()
+                .map(|(_, t)| t.clone())
+                .collect(),
+            atoms,
+        }
+    }
+
+    /// Its time attributes; for a table without DDL, the columns of `terms` whose name looks
+    /// like a time (documentation style).
+    pub fn time_columns(&self, terms: &[CExpr]) -> Vec<(String, TimeKind)> {
+        let mut times: Vec<(String, TimeKind)> = self
+            .columns
+            .iter()
+            .filter_map(|c| c.time.map(|t| (c.expr.canonical(), t)))
+            .collect();
+        let mut read = Vec::new();
+        for term in terms {
+            open_columns(term, &mut read);
+        }
+        for (table, column) in read {
+            if self.open_tables.contains(&table) {
+                let kind = if column.eq_ignore_ascii_case("proctime") {
+                    TimeKind::Proctime
+                } else if looks_like_time(&column) {
+                    TimeKind::Rowtime
+                } else {
+                    continue;
+                };
+                let canonical = CExpr::Column { table, column }.canonical();
+                if !times.iter().any(|(c, _)| *c == canonical) {
+                    times.push((canonical, kind));
+                }
+            }
+        }
+        times
+    }
+}
+
+/// Which inputs a term reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    Left,
+    Right,
+    Both,
+    /// Only literals.
+    Neither,
+    /// Something outside this join (another join of the same FROM).
+    Outside,
+}
+
+fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
+    match expr {
+        CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
+            out.insert(table.clone());
+        }
+        CExpr::Derived(text) => {
+            out.insert(format!("derived:{text}"));
+        }
+        CExpr::Literal(_) | CExpr::Interval { .. } => {}
+        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+            args.iter().for_each(|a| collect_atoms(a, out));
+        }
+        CExpr::Binary { left, right, .. } => {
+            collect_atoms(left, out);
+            collect_atoms(right, out);
+        }
+        CExpr::Unary { operand, .. } => collect_atoms(operand, out),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LookupState {
+    pub table: String,
+    pub async_lookup: bool,
+    pub try_resolve: bool,
+}
+
+/// A join read in FROM, waiting for its SELECT.
+#[derive(Debug, Clone)]
+pub struct PendingJoin {
+    pub kind: OperatorKind,
+    pub join_type: &'static str,
+    pub left: Side,
+    pub right: Side,
+    pub conditions: Vec<CExpr>,
+    pub filters: Vec<CExpr>,
+    /// The input relations' own upstream filters (from subqueries and views).
+    pub input_filters: Vec<CExpr>,
+    pub version: Option<CExpr>,
+    pub lookup: Option<LookupState>,
+    pub span: ByteSpan,
+    pub condition_span: ByteSpan,
+    /// What the join must carry: columns read above it or in its condition, canonical.
+    pub carried: BTreeSet<String>,
+}
+
+impl PendingJoin {
+    pub fn reads(&self, term: &CExpr) -> Reads {
+        let mut atoms = BTreeSet::new();
+        collect_atoms(term, &mut atoms);
+        if atoms.is_empty() {
+            return Reads::Neither;
+        }
+        let left = atoms.iter().all(|a| self.left.atoms.contains(a));
+        let right = atoms.iter().all(|a| self.right.atoms.contains(a));
+        let any_side = atoms
+            .iter()
+            .all(|a| self.left.atoms.contains(a) || self.right.atoms.contains(a));
+        match (left, right, any_side) {
+            (true, _, _) => Reads::Left,
+            (_, true, _) => Reads::Right,
+            (_, _, true) => Reads::Both,
+            _ => Reads::Outside,
+        }
+    }
+
+    /// Whether a term reading one input can be pushed into it as a filter. In ON: into either
+    /// input of an inner join, into the side an outer join pads with nulls. In WHERE: into
+    /// either input of an inner join, into the side an outer join preserves.
+    fn pushable(&self, reads: Reads, from_where: bool) -> bool {
+        let (preserved, padded) = match self.join_type {
+            "INNER" => return matches!(reads, Reads::Left | Reads::Right),
+            "LEFT" => (Reads::Left, Reads::Right),
+            "RIGHT" => (Reads::Right, Reads::Left),
+            _ => return false,
+        };
+        reads == if from_where { preserved } else { padded }
+    }
+
+    /// A term of the ON clause (or of WHERE): a join condition or a filter pushed into an input;
+    /// a WHERE term that is neither filters the join's output.
+    pub fn add_term(&mut self, term: CExpr, from_where: bool) {
+        let reads = self.reads(&term);
+        if self.pushable(reads, from_where) && self.kind != OperatorKind::LookupJoin {
+            self.filters.push(term);
+        } else if !from_where || (reads == Reads::Both && self.join_type == "INNER") {
+            self.conditions.push(term);
+        }
+    }
+}
+
+/// A join in FROM: a window join is compared as a whole; the others wait for their SELECT.
+pub fn join(
+    b: &mut Builder,
+    left: Relation,
+    right: Relation,
+    operator: &JoinOperator,
+    factor: &TableFactor,
+    span: ByteSpan,
+) -> Result<Relation> {
+    let (join_type, constraint) = match operator {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) => ("INNER", Some(c)),
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT", Some(c)),
+        JoinOperator::Right(c) | JoinOperator::RightOuter(c) => ("RIGHT", Some(c)),
+        JoinOperator::FullOuter(c) => ("FULL", Some(c)),
+        JoinOperator::CrossJoin(c) => ("INNER", Some(c)),
+        JoinOperator::LeftSemi(c) | JoinOperator::Semi(c) => ("SEMI", Some(c)),
+        JoinOperator::LeftAnti(c) | JoinOperator::Anti(c) => ("ANTI", Some(c)),
+        _ => ("OTHER", None),
+    };
+    let version = match factor {
+        TableFactor::Table {
+            version: Some(TableVersion::ForSystemTimeAsOf(expr)),
+            ..
+        } => Some(expr),
+        _ => None,
+    };
+    let both_windows = left.window.is_some() && right.window.is_some();
+    let left_side = Side::of(&left);
+    let right_side = Side::of(&right);
+    let mut input_filters = left.filters.clone();
+    input_filters.extend(right.filters.iter().cloned());
+    let mut joined = union_columns(left, right);
+    let (on, condition_span) = match constraint {
+        Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
+        _ => (None, span),
+    };
+    let condition = match (&on, constraint) {
+        (Some(expr), _) => Some(b.converter().expr(&joined, expr)?),
+        (None, Some(JoinConstraint::Using(names))) => Some(CExpr::Literal(format!(
+            "USING({})",
+            names
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        (None, Some(JoinConstraint::Natural)) => Some(CExpr::Literal("NATURAL".into())),
+        _ => None,
+    };
+    if both_windows || !matches!(join_type, "INNER" | "LEFT" | "RIGHT" | "FULL") {
+        let (kind, node) = if both_windows {
+            ("window_join", "stream-exec-window-join")
+        } else {
+            ("join", "stream-exec-join")
+        };
+        let description = format!(
+            "{join_type} {kind} ON {} [{}]",
+            condition.map(|c| c.canonical()).unwrap_or_default(),
+            columns_text(&joined)
+        );
+        let reason = if both_windows {
+            "window joins are not modelled in detail yet"
+        } else {
+            "this kind of join is not modelled in detail yet"
+        };
+        b.opaque(kind, node, span, description, reason);
+        return Ok(joined);
+    }
+    let version_value = match version {
+        Some(expr) => Some(b.converter().expr(&joined, expr)?),
+        None => None,
+    };
+    let version_time = version.and_then(|expr| {
+        time_of(&joined, expr).or_else(|| {
+            let inferred = time_by_name(expr)?;
+            b.notes.assume(
+                format!(
+                    "`{expr}` is not a declared time attribute: taken as {} by its name ({})",
+                    inferred.name(),
+                    if inferred == TimeKind::Proctime {
+                        "a lookup join"
+                    } else {
+                        "an event-time temporal join"
+                    }
+                ),
+                Some(b.span(expr)),
+            );
+            Some(inferred)
+        })
+    });
+    let lookup = version.is_some()
+        && match version_time {
+            Some(time) => time == TimeKind::Proctime,
+            // Not a known time attribute: a dimension table without time columns is looked up.
+            None => right_side.columns.iter().all(|c| c.time.is_none()),
+        };
+    let kind = match (version.is_some(), lookup) {
+        (true, true) => OperatorKind::LookupJoin,
+        (true, false) => OperatorKind::TemporalJoin,
+        _ => OperatorKind::Join,
+    };
+    let lookup = (kind == OperatorKind::LookupJoin).then(|| lookup_state(b, factor));
+    let mut pending = PendingJoin {
+        kind,
+        join_type,
+        left: left_side,
+        right: right_side,
+        conditions: Vec::new(),
+        filters: Vec::new(),
+        input_filters,
+        version: version_value,
+        lookup,
+        span,
+        condition_span,
+        carried: BTreeSet::new(),
+    };
+    for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
+        pending.add_term(term, false);
+    }
+    joined.filters.extend(pending.filters.iter().cloned());
+    if kind == OperatorKind::LookupJoin {
+        // What a lookup join outputs from the dimension table depends on how it looks it up:
+        // the operators after it see that in their input.
+        let conditions = canonical_terms(&pending.conditions).join(" AND ");
+        let right_count = pending.right.columns.len();
+        let start = joined.columns.len() - right_count;
+        for column in &mut joined.columns[start..] {
+            column.expr =
+                CExpr::Derived(format!("lookup[{conditions}]:{}", column.expr.canonical()));
+            column.time = None;
+        }
+    }
+    b.pending_joins.push(pending);
+    Ok(joined)
+}
+
+/// The time attribute a `FOR SYSTEM_TIME AS OF` expression names, if it is a column.
+fn time_of(relation: &Relation, expr: &Expr) -> Option<TimeKind> {
+    let column = match expr {
+        Expr::Identifier(i) => relation.resolve(None, &i.value).into_column(),
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => relation
+            .resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value)
+            .into_column(),
+        _ => None,
+    };
+    column.and_then(|c| c.time)
+}
+
+/// The time kind a column's name suggests (documentation style, tables without DDL).
+fn time_by_name(expr: &Expr) -> Option<TimeKind> {
+    let name = match expr {
+        Expr::Identifier(i) => &i.value,
+        Expr::CompoundIdentifier(p) => &p.last()?.value,
+        _ => return None,
+    };
+    let lower = name.to_lowercase();
+    if lower.contains("proc") {
+        Some(TimeKind::Proctime)
+    } else if looks_like_time(name) {
+        Some(TimeKind::Rowtime)
+    } else {
+        None
+    }
+}
+
+/// Whether the lookup keeps state: an async lookup (hint or table option) or TRY_RESOLVE.
+fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
+    let (table, alias) = match factor {
+        TableFactor::Table { name, alias, .. } => (
+            name.0
+                .last()
+                .and_then(|p| p.as_ident())
+                .map(|i| i.value.clone())
+                .unwrap_or_default(),
+            alias.as_ref().map(|a| a.name.value.clone()),
+        ),
+        _ => (String::new(), None),
+    };
+    let squeeze = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && *c != '\'' && *c != '"')
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let names: Vec<String> = [Some(table.clone()), alias]
+        .into_iter()
+        .flatten()
+        .map(|n| n.to_lowercase())
+        .collect();
+    let hinted = b.hints.iter().any(|hint| {
+        let hint = squeeze(hint);
+        hint.contains("lookup(")
+            && hint.contains("async=true")
+            && names.iter().any(|n| hint.contains(&format!("table={n}")))
+    });
+    let option = b.catalog.tables.get(&table).is_some_and(|t| {
+        t.def
+            .options
+            .iter()
+            .any(|(k, v)| k.ends_with("lookup.async") && v.eq_ignore_ascii_case("true"))
+    });
+    let try_resolve = b
+        .catalog
+        .config
+        .get("table.optimizer.non-deterministic-update.strategy")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("TRY_RESOLVE"));
+    LookupState {
+        table,
+        async_lookup: hinted || option,
+        try_resolve,
+    }
+}
+
+/// The columns of tables without DDL a term reads, as (table instance, column).
+fn open_columns(expr: &CExpr, out: &mut Vec<(String, String)>) {
+    match expr {
+        CExpr::Column { table, column } => out.push((table.clone(), column.clone())),
+        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+            args.iter().for_each(|a| open_columns(a, out));
+        }
+        CExpr::Binary { left, right, .. } => {
+            open_columns(left, out);
+            open_columns(right, out);
+        }
+        CExpr::Unary { operand, .. } => open_columns(operand, out),
+        _ => {}
+    }
+}

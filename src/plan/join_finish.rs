@@ -1,0 +1,253 @@
+//! Finishing a join once its SELECT is known: the WHERE terms it takes, the columns it carries,
+//! and its operator with canonical conditions (a.x = b.y equals b.y = a.x; a set of terms).
+
+use super::builder::Builder;
+use super::expr::CExpr;
+use super::join::{PendingJoin, Reads, Side};
+use super::{join_bounds, Operator, OperatorKind};
+use crate::source::ByteSpan;
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// Canonical terms, each comparison oriented one way and `=` / `<>` with ordered sides, sorted.
+pub fn canonical_terms(terms: &[CExpr]) -> Vec<String> {
+    let mut out: Vec<String> = terms.iter().map(|t| oriented(t).canonical()).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `a > b` is `b < a`: comparisons read `<` / `<=` unless that puts a literal first.
+fn oriented(term: &CExpr) -> CExpr {
+    let CExpr::Binary { op, left, right } = term else {
+        return term.clone();
+    };
+    let constant = |e: &CExpr| matches!(e, CExpr::Literal(_) | CExpr::Interval { .. });
+    let mirror = |op: &str| match op {
+        ">" => Some("<"),
+        ">=" => Some("<="),
+        "<" => Some(">"),
+        "<=" => Some(">="),
+        _ => None,
+    };
+    let flip = match mirror(op) {
+        Some(_) if constant(left) && !constant(right) => true,
+        Some(_) if constant(right) => false,
+        Some(_) => op.starts_with('>'),
+        None => matches!(op.as_str(), "=" | "<>") && left.canonical() > right.canonical(),
+    };
+    if !flip {
+        return term.clone();
+    }
+    CExpr::Binary {
+        op: mirror(op).unwrap_or(op).to_string(),
+        left: right.clone(),
+        right: left.clone(),
+    }
+}
+
+/// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
+/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING).
+pub fn finish(
+    b: &mut Builder,
+    mut pending: Vec<PendingJoin>,
+    where_terms: &[CExpr],
+    used: &BTreeSet<String>,
+    spans: SelectSpans,
+) {
+    for join in &mut pending {
+        let pushed_before = join.filters.len();
+        let conditions_before = join.conditions.len();
+        for term in where_terms {
+            if join.reads(term) != Reads::Outside {
+                join.add_term(term.clone(), true);
+            }
+        }
+        if let Some(where_span) = spans.selection {
+            if join.conditions.len() > conditions_before {
+                join.condition_span = join.condition_span.union(where_span);
+            }
+        }
+        // A join carries what is read above it and in its condition, not what a filter pushed
+        // into one input reads.
+        let pushed: Vec<&CExpr> = join.filters[pushed_before..].iter().collect();
+        let mut read = used.clone();
+        for term in join
+            .conditions
+            .iter()
+            .chain(where_terms.iter().filter(|t| !pushed.contains(t)))
+        {
+            subtrees(term, &mut read);
+        }
+        join.carried = read;
+    }
+    for join in pending {
+        let open = !join.left.open_tables.is_empty() || !join.right.open_tables.is_empty();
+        let span = join.condition_span;
+        let op = operator(join, spans);
+        if open && op.kind == OperatorKind::IntervalJoin {
+            b.notes.assume(
+                "the time bounds of this join read tables without DDL: columns named like times are taken as their time attributes (an interval join)",
+                Some(span),
+            );
+        }
+        b.operators.push(op);
+    }
+}
+
+/// Where a SELECT's WHERE and its projection are written.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectSpans {
+    pub selection: Option<ByteSpan>,
+    pub projection: ByteSpan,
+}
+
+/// The canonical text of an expression and of each of its parts.
+fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
+    out.insert(expr.canonical());
+    match expr {
+        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+            args.iter().for_each(|a| subtrees(a, out));
+        }
+        CExpr::Binary { left, right, .. } => {
+            subtrees(left, out);
+            subtrees(right, out);
+        }
+        CExpr::Unary { operand, .. } => subtrees(operand, out),
+        _ => {}
+    }
+}
+
+fn input_fact(side: &Side, used: &BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for column in &side.columns {
+        let canonical = column.expr.canonical();
+        if used.contains(&canonical) && !out.contains(&canonical) {
+            out.push(canonical);
+        }
+    }
+    // Columns of tables without DDL are known only from their use.
+    for canonical in used {
+        let open = side.open_tables.iter().any(|t| {
+            canonical
+                .strip_prefix(&format!("{t}."))
+                .is_some_and(|column| !column.contains([' ', '(']))
+        });
+        if open && !out.contains(canonical) {
+            out.push(canonical.clone());
+        }
+    }
+    out
+}
+
+fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
+    let mut carried = join.carried.clone();
+    if let Some(version) = &join.version {
+        subtrees(version, &mut carried);
+    }
+    let used = &carried;
+    let mut conditions = join.conditions.clone();
+    if let (Some(version), OperatorKind::TemporalJoin) = (&join.version, join.kind) {
+        // The time the versioned table is read at is part of the temporal join's condition.
+        conditions.push(CExpr::Call {
+            name: "FOR SYSTEM_TIME AS OF".into(),
+            args: vec![version.clone()],
+        });
+    }
+    let bounds = if join.kind == OperatorKind::Join {
+        let left_times = join.left.time_columns(&conditions);
+        let right_times = join.right.time_columns(&conditions);
+        join_bounds::time_bounds(&left_times, &right_times, &mut conditions)
+    } else {
+        None
+    };
+    let kind = if bounds.is_some() {
+        OperatorKind::IntervalJoin
+    } else {
+        join.kind
+    };
+    let node = match kind {
+        OperatorKind::IntervalJoin => "stream-exec-interval-join",
+        OperatorKind::TemporalJoin => "stream-exec-temporal-join",
+        OperatorKind::LookupJoin => "stream-exec-lookup-join",
+        _ => "stream-exec-join",
+    };
+    let mut op = Operator::new(kind, node, join.span);
+    op.set("join_type", json!(join.join_type));
+    op.set("conditions", json!(canonical_terms(&conditions)));
+    op.set("left_input", json!(input_fact(&join.left, used)));
+    if kind != OperatorKind::LookupJoin {
+        op.set("right_input", json!(input_fact(&join.right, used)));
+    }
+    let mut filters = join.input_filters.clone();
+    filters.extend(join.filters.iter().cloned());
+    op.set("filters", json!(canonical_terms(&filters)));
+    if let Some(bounds) = bounds {
+        op.set("time_bounds", json!(bounds.terms));
+        op.set("time_kind", json!(bounds.time_kind.name()));
+        op.fact_spans
+            .insert("time_bounds".into(), join.condition_span);
+    }
+    if let Some(lookup) = &join.lookup {
+        op.set("lookup_table", json!(lookup.table));
+        op.set("async", json!(lookup.async_lookup));
+        op.set("try_resolve", json!(lookup.try_resolve));
+        op.set("stateful", json!(lookup.async_lookup || lookup.try_resolve));
+    }
+    for fact in ["conditions", "join_type"] {
+        op.fact_spans.insert(fact.into(), join.condition_span);
+    }
+    if let Some(span) = spans.selection {
+        op.fact_spans
+            .insert("filters".into(), span.union(join.condition_span));
+    }
+    for fact in ["left_input", "right_input"] {
+        op.fact_spans.insert(fact.into(), spans.projection);
+    }
+    op.fact_spans.insert("join_type".into(), join.span);
+    for column in join.left.columns.iter().chain(&join.right.columns) {
+        op.display
+            .entry(column.expr.canonical())
+            .or_insert_with(|| column.expr.display(true));
+    }
+    op
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(t: &str, c: &str) -> CExpr {
+        CExpr::Column {
+            table: t.into(),
+            column: c.into(),
+        }
+    }
+
+    fn binary(op: &str, left: CExpr, right: CExpr) -> CExpr {
+        CExpr::Binary {
+            op: op.into(),
+            left: Box::new(left),
+            right: Box::new(right),
+        }
+    }
+
+    #[test]
+    fn equality_sides_and_comparison_directions_do_not_matter() {
+        let one = [
+            binary("=", col("a", "x"), col("b", "y")),
+            binary(">", col("a", "t"), col("b", "t")),
+        ];
+        let other = [
+            binary("<", col("b", "t"), col("a", "t")),
+            binary("=", col("b", "y"), col("a", "x")),
+        ];
+        assert_eq!(canonical_terms(&one), canonical_terms(&other));
+    }
+
+    #[test]
+    fn a_literal_stays_on_the_right() {
+        let term = binary("<", CExpr::Literal("10".into()), col("b", "sid"));
+        assert_eq!(canonical_terms(&[term]), vec!["b.sid > 10"]);
+    }
+}

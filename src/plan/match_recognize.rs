@@ -1,0 +1,152 @@
+//! `MATCH_RECOGNIZE (PARTITION BY ... ORDER BY ... MEASURES ... PATTERN (...) DEFINE ...)`:
+//! Flink's CEP operator keeps partial matches of its input rows in state.
+
+use super::builder::Builder;
+use super::expr::CExpr;
+use super::scope::{Column, Relation};
+use super::{Operator, OperatorKind};
+use crate::error::Result;
+use crate::source::ByteSpan;
+use serde_json::json;
+use sqlparser::ast::{
+    Expr, Measure, OrderByExpr, OrderBySort, RowsPerMatch, SymbolDefinition, TableAlias,
+    TableFactor,
+};
+
+/// The parts of a MATCH_RECOGNIZE clause.
+pub struct Clause<'a> {
+    pub partition_by: &'a [Expr],
+    pub order_by: &'a [OrderByExpr],
+    pub measures: &'a [Measure],
+    pub rows_per_match: Option<&'a RowsPerMatch>,
+    pub after_match: Option<String>,
+    pub pattern: String,
+    pub symbols: &'a [SymbolDefinition],
+    pub alias: Option<&'a TableAlias>,
+}
+
+/// Text with runs of whitespace collapsed: pattern variables and measures are not columns of
+/// the input, so they are compared as written.
+fn text(node: &impl ToString) -> String {
+    node.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn build(
+    b: &mut Builder,
+    input: Relation,
+    clause: &Clause,
+    factor: &TableFactor,
+) -> Result<Relation> {
+    let span = b.span(factor);
+    let mut partition = Vec::new();
+    let mut output = Relation {
+        base_tables: input.base_tables.clone(),
+        filters: input.filters.clone(),
+        ..Default::default()
+    };
+    let qualifier = clause.alias.map(|a| a.name.value.clone());
+    for expr in clause.partition_by {
+        let value = b.converter().expr(&input, expr)?;
+        partition.push(value.canonical());
+        let name = super::builder::default_name(expr, output.columns.len());
+        output.columns.push(Column {
+            name,
+            qualifier: qualifier.clone(),
+            expr: value,
+            time: None,
+            span: b.span(expr),
+        });
+    }
+    let mut order = Vec::new();
+    for OrderByExpr { expr, options, .. } in clause.order_by {
+        let value = b.converter().expr(&input, expr)?;
+        let direction = if matches!(options.sort, Some(OrderBySort::Desc)) {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        order.push(format!("{} {direction}", value.canonical()));
+    }
+    let ordinal = b
+        .operators
+        .iter()
+        .filter(|o| o.kind == OperatorKind::MatchRecognize)
+        .count()
+        + 1;
+    let measures: Vec<String> = clause.measures.iter().map(|m| text(&m.expr)).collect();
+    for (measure, canonical) in clause.measures.iter().zip(&measures) {
+        output.columns.push(Column {
+            name: measure.alias.value.clone(),
+            qualifier: qualifier.clone(),
+            expr: CExpr::Derived(format!("match_recognize#{ordinal}:{canonical}")),
+            time: None,
+            span: b.span(&measure.expr),
+        });
+    }
+    if matches!(clause.rows_per_match, Some(RowsPerMatch::AllRows(_))) {
+        output
+            .columns
+            .extend(input.columns.iter().cloned().map(|mut c| {
+                c.qualifier = qualifier.clone();
+                c
+            }));
+        output.open_tables.extend(
+            input
+                .open_tables
+                .iter()
+                .map(|(_, t)| (qualifier.clone(), t.clone())),
+        );
+    }
+    let defines: Vec<String> = clause
+        .symbols
+        .iter()
+        .map(|s| format!("{} AS {}", s.symbol.value, text(&s.definition)))
+        .collect();
+    let mut input_schema: Vec<String> = input.columns.iter().map(|c| c.expr.canonical()).collect();
+    input_schema.extend(input.open_tables.iter().map(|(_, t)| format!("{t}.*")));
+
+    let mut op = Operator::new(OperatorKind::MatchRecognize, "stream-exec-match", span);
+    op.set("partition_keys", json!(partition));
+    op.set("order", json!(order));
+    op.set("measures", json!(measures));
+    op.set(
+        "rows_per_match",
+        json!(clause
+            .rows_per_match
+            .map(text)
+            .unwrap_or_else(|| "ONE ROW PER MATCH".into())),
+    );
+    op.set(
+        "after_match",
+        json!(clause
+            .after_match
+            .clone()
+            .unwrap_or_else(|| "AFTER MATCH SKIP TO NEXT ROW".into())),
+    );
+    op.set("pattern", json!(clause.pattern));
+    op.set("defines", json!(defines));
+    op.set("input_schema", json!(input_schema));
+    op.set_filters(&input.filters, None);
+    let spans = |exprs: &mut dyn Iterator<Item = ByteSpan>| {
+        exprs.fold(ByteSpan::default(), |acc, s| acc.union(s))
+    };
+    let partition_span = spans(&mut clause.partition_by.iter().map(|e| b.span(e)));
+    let order_span = spans(&mut clause.order_by.iter().map(|o| b.span(&o.expr)));
+    let measures_span = spans(&mut clause.measures.iter().map(|m| b.span(&m.expr)));
+    let defines_span = spans(&mut clause.symbols.iter().map(|s| b.span(&s.definition)));
+    for (fact, fact_span) in [
+        ("partition_keys", partition_span),
+        ("order", order_span),
+        ("measures", measures_span),
+        ("defines", defines_span),
+    ] {
+        if !fact_span.is_empty() {
+            op.fact_spans.insert(fact.into(), fact_span);
+        }
+    }
+    b.operators.push(op);
+    Ok(output)
+}

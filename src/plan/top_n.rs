@@ -1,0 +1,160 @@
+//! Top-N (`ROW_NUMBER() | RANK() | DENSE_RANK() ... WHERE rk <= N` that is not a deduplication)
+//! and window Top-N (the same, partitioned by `window_start, window_end` of a window TVF).
+
+use super::expr::CExpr;
+use super::scope::{PendingRank, Relation};
+use super::{Operator, OperatorKind};
+use crate::plan::builder::Builder;
+use crate::source::ByteSpan;
+use serde_json::{json, Value};
+
+/// What the enclosing query's filter and the ranking function decide.
+pub struct Shape<'a> {
+    pub pending: &'a PendingRank,
+    pub start: i64,
+    pub end: i64,
+    pub filter_span: ByteSpan,
+    /// The columns flowing into the rank other than its partition and order keys.
+    pub values: &'a [String],
+    /// The columns flowing into the rank, canonical.
+    pub schema: &'a [String],
+}
+
+const WINDOW_COLUMNS: [(&str, &str); 3] = [
+    ("WINDOW_START(", "window_start"),
+    ("WINDOW_END(", "window_end"),
+    ("WINDOW_TIME(", "window_time"),
+];
+
+/// `window_start` / `window_end` / `window_time` when the expression is that column of a window
+/// TVF (read directly or through a window aggregate), with the window's description.
+fn window_column(expr: &CExpr) -> Option<(&'static str, String)> {
+    let CExpr::Derived(text) = expr else {
+        return None;
+    };
+    WINDOW_COLUMNS.iter().find_map(|(marker, name)| {
+        let at = text.find(marker)?;
+        let prefixed_by_operator = at == 0 || text[..at].ends_with(':');
+        let inner = text[at + marker.len()..].strip_suffix(')')?;
+        prefixed_by_operator.then(|| (*name, inner.to_string()))
+    })
+}
+
+/// The Top-N operator (or window Top-N when partitioned by both window bounds).
+pub fn operator(b: &Builder, shape: &Shape) -> Operator {
+    let pending = shape.pending;
+    let window_keys: Vec<(&str, String)> = pending
+        .partition
+        .iter()
+        .filter_map(|(p, _)| window_column(p))
+        .collect();
+    let window = window_keys
+        .iter()
+        .find(|(n, _)| *n == "window_start")
+        .filter(|(_, w)| window_keys.contains(&("window_end", w.clone())))
+        .map(|(_, w)| w.clone());
+    let span = pending.span.union(shape.filter_span);
+    let mut op = match &window {
+        Some(window) => {
+            let mut op = Operator::new(OperatorKind::WindowTopN, "stream-exec-window-rank", span);
+            op.set("window", json!(window));
+            op.fact_spans.insert("window".into(), pending.span);
+            let from_aggregate = pending
+                .partition
+                .iter()
+                .any(|(p, _)| p.canonical().starts_with("window_aggregate["));
+            let inner: Vec<Value> = if from_aggregate {
+                b.operators
+                    .iter()
+                    .rev()
+                    .find(|o| o.kind == OperatorKind::WindowAggregate)
+                    .and_then(|o| o.facts.get("aggregates"))
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            op.set("inner_aggregates", Value::Array(inner));
+            op
+        }
+        None => Operator::new(OperatorKind::TopN, "stream-exec-rank", span),
+    };
+    let partition: Vec<String> = pending
+        .partition
+        .iter()
+        .filter(|(p, _)| window.is_none() || window_column(p).is_none())
+        .map(|(p, _)| p.canonical())
+        .collect();
+    let order: Vec<String> = pending
+        .order
+        .iter()
+        .map(|(o, descending, ..)| {
+            format!(
+                "{} {}",
+                o.canonical(),
+                if *descending { "DESC" } else { "ASC" }
+            )
+        })
+        .collect();
+    op.set("function", json!(pending.function));
+    op.set("partition_keys", json!(partition));
+    op.set("order", json!(order));
+    op.set("rank_start", json!(shape.start));
+    op.set("rank_end", json!(shape.end));
+    op.set("value_fields", json!(shape.values));
+    // The window bounds of a window Top-N are its `window` fact, wherever they are written.
+    let not_window = |c: &&String| {
+        window.is_none()
+            || !pending
+                .partition
+                .iter()
+                .any(|(p, _)| window_column(p).is_some() && p.canonical() == **c)
+    };
+    let schema: Vec<&String> = shape.schema.iter().filter(not_window).collect();
+    op.set("input_schema", json!(schema));
+    let keys: Vec<String> = pending
+        .partition
+        .iter()
+        .map(|(p, _)| p.canonical())
+        .chain(pending.order.iter().map(|(o, ..)| o.canonical()))
+        .filter(|k| not_window(&k))
+        .collect();
+    op.set("key_fields", json!(keys));
+    op.fact_spans.insert("function".into(), pending.span);
+    for fact in ["rank_start", "rank_end"] {
+        op.fact_spans.insert(fact.into(), shape.filter_span);
+    }
+    op
+}
+
+/// What the enclosing query selects: the rank number, the window bounds, the other fields.
+pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, qualify: bool) {
+    let rank = CExpr::Derived(format!("{}()", pending.function));
+    let windowed = op.kind == OperatorKind::WindowTopN;
+    let mut outputs = Vec::new();
+    let mut window_outputs = Vec::new();
+    for column in &output.columns {
+        if column.expr == rank {
+            continue;
+        }
+        match window_column(&column.expr) {
+            Some((name, _)) if windowed => window_outputs.push(name.to_string()),
+            _ => {
+                let canonical = column.expr.canonical();
+                op.display
+                    .entry(canonical.clone())
+                    .or_insert_with(|| column.expr.display(qualify));
+                outputs.push(canonical);
+            }
+        }
+    }
+    op.set(
+        "rank_output",
+        json!(output.columns.iter().any(|c| c.expr == rank)),
+    );
+    op.set("outputs", json!(outputs));
+    if windowed {
+        op.set("window_outputs", json!(window_outputs));
+    }
+}
