@@ -887,15 +887,15 @@ pub fn referenced_columns<'e>(
     out
 }
 
-/// The columns a SELECT reads from its FROM above WHERE (what its joins must carry), canonical.
-fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet<String> {
+/// The expressions a SELECT lists, and whether it also selects a wildcard (`*`, `t.*`).
+pub fn projection_exprs(select: &Select) -> (Vec<&Expr>, bool) {
     let wildcard = select.projection.iter().any(|i| {
         matches!(
             i,
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
         )
     });
-    let mut exprs: Vec<&Expr> = select
+    let exprs = select
         .projection
         .iter()
         .filter_map(|i| match i {
@@ -905,6 +905,12 @@ fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet
             _ => None,
         })
         .collect();
+    (exprs, wildcard)
+}
+
+/// The columns a SELECT reads from its FROM above WHERE (what its joins must carry), canonical.
+fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet<String> {
+    let (mut exprs, wildcard) = projection_exprs(select);
     exprs.extend(select.having.iter());
     if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());

@@ -344,15 +344,9 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         });
     }
 
-    let mut exprs: Vec<&Expr> = select.projection.iter().filter_map(item_expr).collect();
+    let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);
-    let wildcard = select.projection.iter().any(|i| {
-        matches!(
-            i,
-            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
-        )
-    });
     let schema: Vec<String> = referenced_columns(&input, exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())

@@ -9,9 +9,7 @@ use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
 use crate::source::ByteSpan;
 use serde_json::json;
-use sqlparser::ast::{
-    BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, SelectItem, Value, WindowType,
-};
+use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, Value, WindowType};
 
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
 type Bounds = (Option<i64>, Option<i64>);
@@ -216,20 +214,7 @@ pub fn build(
     let is_dedup = pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
 
     // What flows into the operator: the columns the enclosing query uses, plus its keys.
-    let wildcard = select.projection.iter().any(|i| {
-        matches!(
-            i,
-            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
-        )
-    });
-    let mut exprs: Vec<&Expr> = select
-        .projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-            _ => None,
-        })
-        .collect();
+    let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(rest.iter().copied());
     let inner = Relation {
         columns: pending

@@ -13,13 +13,18 @@ use crate::verdict::Verdict;
 use serde_saphyr::{Location, Spanned};
 use std::collections::BTreeMap;
 
-/// Byte offset of a YAML value, pointing past the quote or block indicator that opens it.
-fn value_offset(file: &SourceFile, location: &Location) -> usize {
-    let raw = location
+/// Byte offset where a YAML parser location starts.
+pub fn raw_offset(file: &SourceFile, location: &Location) -> usize {
+    location
         .span()
         .byte_offset()
         .map(|o| o as usize)
-        .unwrap_or_else(|| file.offset_of(location.line(), location.column()));
+        .unwrap_or_else(|| file.offset_of(location.line(), location.column()))
+}
+
+/// Byte offset of a YAML value, pointing past the quote or block indicator that opens it.
+fn value_offset(file: &SourceFile, location: &Location) -> usize {
+    let raw = raw_offset(file, location);
     let rest = file.text.get(raw..).unwrap_or("");
     if rest.starts_with('\'') || rest.starts_with('"') {
         return raw + 1;
@@ -83,11 +88,7 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(
     serde_saphyr::from_str::<T>(&file.text).map_err(|e| {
         let span = match e.location() {
             Some(location) => {
-                let start = location
-                    .span()
-                    .byte_offset()
-                    .map(|o| o as usize)
-                    .unwrap_or_else(|| file.offset_of(location.line(), location.column()));
+                let start = raw_offset(file, &location);
                 ByteSpan::new(start, start + 1)
             }
             None => ByteSpan::new(0, file.text.len().min(1)),

@@ -34,12 +34,7 @@ const RULE_KEYS: &[&str] = &[
 const REQUIRED: &[&str] = &["id", "change", "when", "verdict", "message"];
 
 fn at<T>(file: &SourceFile, value: &Spanned<T>) -> ByteSpan {
-    let location = &value.referenced;
-    let start = location
-        .span()
-        .byte_offset()
-        .map(|o| o as usize)
-        .unwrap_or_else(|| file.offset_of(location.line(), location.column()));
+    let start = super::load::raw_offset(file, &value.referenced);
     ByteSpan::new(start, start + 1)
 }
 
