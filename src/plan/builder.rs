@@ -51,11 +51,15 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .sink
             .as_ref()
             .and_then(|s| catalog.tables.get(s.last()));
+        let mut operators = std::mem::take(&mut builder.operators);
+        for op in &mut operators {
+            point_filters_at_their_where(op, &builder.filter_spans);
+        }
         queries.push(QueryPlan {
             name,
             sink: statement.sink.as_ref().map(|s| s.last().to_string()),
             span: statement.span,
-            operators: builder.operators,
+            operators,
             sources: builder.sources,
             source_tables,
             unions: builder.unions,
@@ -83,6 +87,8 @@ pub struct Builder<'a> {
     pub unions: Vec<Vec<String>>,
     /// The columns of source tables the query reads.
     pub reads: Reads,
+    /// The WHERE clause each filter term comes from (also in views and subqueries).
+    pub filter_spans: BTreeMap<String, ByteSpan>,
     /// Optimizer hints of the query and of the views it reads.
     pub hints: Vec<String>,
     /// How many times each table was read so far in this query.
@@ -105,6 +111,7 @@ impl<'a> Builder<'a> {
             sources: Vec::new(),
             unions: Vec::new(),
             reads: Reads::default(),
+            filter_spans: BTreeMap::new(),
             hints: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
@@ -252,6 +259,10 @@ impl<'a> Builder<'a> {
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;
             where_terms = filter.conjuncts();
+            let where_span = self.span(selection);
+            for term in &where_terms {
+                self.filter_spans.entry(term.canonical()).or_insert(where_span);
+            }
             input
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
@@ -885,6 +896,26 @@ pub fn referenced_columns<'e>(
         }
     }
     out
+}
+
+/// Each filter term of the operator points at the WHERE clause it comes from, so a finding
+/// about an added or removed filter shows that clause, even inside a view.
+fn point_filters_at_their_where(op: &mut Operator, spans: &BTreeMap<String, ByteSpan>) {
+    let terms: Vec<String> = op
+        .facts
+        .get("filters")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    for term in terms {
+        if let Some(span) = spans.get(&term) {
+            op.item_spans.entry(term).or_insert(*span);
+        }
+    }
 }
 
 /// The expressions a SELECT lists, and whether it also selects a wildcard (`*`, `t.*`).
