@@ -98,8 +98,12 @@ pub fn example_of(rule: &str, engine: &str, dirs: &[std::path::PathBuf]) -> Opti
     })
 }
 
+/// Reads a case file; when it is misshapen, every mistake is reported at once.
 pub fn load(file: &SourceFile) -> Result<Case> {
-    parse_yaml(file, "case")
+    parse_yaml(file, "case").map_err(|first| {
+        let mistakes = crate::rules::shape::case_mistakes(file);
+        crate::error::Error::collect(format!("case file {}", file.name), mistakes).unwrap_or(first)
+    })
 }
 
 fn sorted(mut items: Vec<String>) -> Vec<String> {

@@ -189,3 +189,37 @@ fn unknown_and_missing_keys_of_every_rule_are_reported_together() {
         "{found:?}"
     );
 }
+
+const MISSHAPEN_CASE: &str = "title: broken
+olds: |
+  SELECT 1;
+new: [x]
+expect:
+  verdict: maybe
+  findngs: [a]
+";
+
+#[test]
+fn every_mistake_of_a_case_file_is_reported_at_its_place() {
+    let file = flink_compat::source::SourceFile::new("misshapen-case.yaml", MISSHAPEN_CASE);
+    let Err(Error::Many(many)) = flink_compat::cases::load(&file) else {
+        panic!("several errors expected");
+    };
+    let found: Vec<(usize, &str)> = many
+        .errors
+        .iter()
+        .map(|e| (e.line, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (1, "the case has no `old`"),
+            (3, "unknown key `olds`"),
+            (4, "`new` must be text, not [\"x\"]"),
+            (6, "`expect` has no `findings`"),
+            (6, "`verdict` must be a verdict, not \"maybe\""),
+            (7, "unknown key `findngs`"),
+        ]
+    );
+    assert_eq!(many.errors[1].help.as_deref(), Some("did you mean `old`?"));
+}

@@ -261,7 +261,9 @@ impl<'a> Builder<'a> {
             where_terms = filter.conjuncts();
             let where_span = self.span(selection);
             for term in &where_terms {
-                self.filter_spans.entry(term.canonical()).or_insert(where_span);
+                self.filter_spans
+                    .entry(term.canonical())
+                    .or_insert(where_span);
             }
             input
                 .filters
