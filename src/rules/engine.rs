@@ -28,6 +28,15 @@ pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
     })
 }
 
+/// Where the script sets the first of these configuration keys, if it does.
+fn setting_span(plan: &Plan, keys: &[&str]) -> Option<ByteSpan> {
+    keys.iter()
+        .find_map(|key| match plan.catalog.config.origin(key) {
+            Some(crate::catalog::config::Origin::Script(span)) => Some(*span),
+            _ => None,
+        })
+}
+
 fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
     match (old, new) {
         (true, false) => QueryStatus::Removed,
@@ -410,15 +419,36 @@ pub fn evaluate_query(
         || facts.get("old") != facts.get("new")
         || config_changed;
     if changed {
-        for (rule, _) in fire(rules, "query", &facts) {
+        for (rule, paths) in fire(rules, "query", &facts) {
+            // A finding about configuration points at the SET statements that differ.
+            let mut keys: Vec<&str> = Vec::new();
+            if paths.iter().any(|p| p.starts_with("config.changed_keys")) {
+                keys.extend(
+                    lookup(&facts, "config.changed_keys")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str),
+                );
+            }
+            if paths.iter().any(|p| p.starts_with("config.engine_version"))
+                && lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
+            {
+                keys.push("engine.version");
+            }
+            let at = |plan: &Plan, query: Option<&crate::plan::QueryPlan>| {
+                setting_span(plan, &keys)
+                    .or(query.map(|q| q.span))
+                    .and_then(|span| location(&plan.file, span))
+            };
             findings.push(Finding {
                 rule: rule.id.clone(),
                 verdict: rule.verdict_for(&facts),
                 message: rule.message.render(&facts),
                 derived: rule.derived.clone(),
                 failure_mode: rule.failure_mode_for(&facts),
-                old: pair.old.and_then(|q| location(&old_plan.file, q.span)),
-                new: pair.new.and_then(|q| location(&new_plan.file, q.span)),
+                old: at(old_plan, pair.old),
+                new: at(new_plan, pair.new),
             });
         }
     }
