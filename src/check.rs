@@ -1,6 +1,7 @@
 //! One check, end to end: parse both scripts (on a thread with a large stack), plan, diff,
 //! evaluate the rules, and report.
 
+use crate::diff::QueryPair;
 use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
@@ -38,8 +39,21 @@ pub fn check(
     Ok(compare(&old_plan, &new_plan, rules))
 }
 
+/// Compares two plans: [`diff`] then [`evaluate`].
 pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
-    let pairs = crate::diff::match_queries(old_plan, new_plan);
+    evaluate(&diff(old_plan, new_plan), old_plan, new_plan, rules)
+}
+
+// The stages of a check, public so that benchmarks and tools can run or time them one by one:
+// `crate::sql::parse_script` (parse), `crate::plan::builder::build_plan` (normalize), then:
+
+/// Matches the queries and operators of the old plan with those of the new.
+pub fn diff<'a>(old_plan: &'a Plan, new_plan: &'a Plan) -> Vec<QueryPair<'a>> {
+    crate::diff::match_queries(old_plan, new_plan)
+}
+
+/// Assembles the facts of each matched pair, fires the rules and builds the report.
+pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     let queries: Vec<_> = pairs
         .iter()
         .map(|p| engine::evaluate_query(rules, p, old_plan, new_plan))

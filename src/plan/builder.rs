@@ -159,7 +159,7 @@ impl<'a> Builder<'a> {
                 set_quantifier,
                 right,
             } => {
-                let span = self.span(body);
+                let span = self.set_operation_span(body);
                 let left = self.set_expr(left)?;
                 let left = self.finish_rank(left, span)?;
                 let right = self.set_expr(right)?;
@@ -216,6 +216,24 @@ impl<'a> Builder<'a> {
                 "this kind of query is not supported",
             )),
         }
+    }
+
+    /// The span of a chain of set operations, from its leftmost input to its last one, found
+    /// without walking the whole chain at each level (that is quadratic on a long UNION ALL).
+    fn set_operation_span(&self, body: &SetExpr) -> ByteSpan {
+        let mut leftmost = body;
+        while let SetExpr::SetOperation { left, .. } = leftmost {
+            leftmost = left;
+        }
+        let last = match body {
+            SetExpr::SetOperation { right, .. } => self.span(right.as_ref()),
+            other => self.span(other),
+        };
+        let first = self.span(leftmost);
+        if first.is_empty() || last.is_empty() {
+            return self.span(body);
+        }
+        first.union(last)
     }
 
     fn select(&mut self, select: &Select) -> Result<Relation> {
@@ -702,24 +720,27 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
 }
 
 /// UNION ALL: column i is either input's column i; the order of the inputs does not matter.
-fn union_relation(left: Relation, right: Relation) -> Relation {
+fn union_relation(left: Relation, mut right: Relation) -> Relation {
     let mut out = Relation {
-        base_tables: left.base_tables.clone(),
+        base_tables: left.base_tables,
         ..Default::default()
     };
-    out.base_tables.extend(right.base_tables.clone());
-    for (i, l) in left.columns.iter().enumerate() {
-        let mut args: Vec<CExpr> = vec![l.expr.clone()];
-        if let Some(r) = right.columns.get(i) {
-            args.push(r.expr.clone());
-        }
-        args.sort();
-        let time = right
-            .columns
-            .get(i)
+    out.base_tables.extend(right.base_tables);
+    let mut right_columns = std::mem::take(&mut right.columns).into_iter();
+    for l in left.columns {
+        let r = right_columns.next();
+        let time = r
+            .as_ref()
             .and_then(|r| if r.time == l.time { l.time } else { None });
+        // A chain of UNION ALLs is one flat, sorted UNION call: nesting it would make each
+        // level copy and sort the whole chain below it.
+        let mut args = union_inputs(l.expr);
+        for input in r.map(|r| union_inputs(r.expr)).unwrap_or_default() {
+            let at = args.partition_point(|a| a <= &input);
+            args.insert(at, input);
+        }
         out.columns.push(Column {
-            name: l.name.clone(),
+            name: l.name,
             qualifier: None,
             expr: CExpr::Call {
                 name: "UNION".into(),
@@ -739,6 +760,14 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
         .chain(right.open_tables)
         .collect();
     out
+}
+
+/// The inputs of a column of a UNION ALL (already sorted), or the column itself.
+fn union_inputs(expr: CExpr) -> Vec<CExpr> {
+    match expr {
+        CExpr::Call { name, args } if name == "UNION" => args,
+        other => vec![other],
+    }
 }
 
 /// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the

@@ -2,7 +2,7 @@
 
 use super::dialect::FlinkDialect;
 use crate::error::{Error, Result};
-use crate::limits::MAX_STATEMENTS;
+use crate::limits::{MAX_STATEMENTS, MAX_STATEMENT_TOKENS};
 use crate::source::{ByteSpan, SourceFile};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 
@@ -135,6 +135,22 @@ fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpa
             Some("split the deployment into smaller scripts".into()),
         ));
     }
-    out.push(trimmed(file, tokens));
+    let raw = trimmed(file, tokens);
+    let significant = raw
+        .tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .count();
+    if significant > MAX_STATEMENT_TOKENS {
+        return Err(Error::located(
+            "sql",
+            file,
+            raw.span,
+            format!("this statement has {significant} tokens; the limit is {MAX_STATEMENT_TOKENS}"),
+            "this statement",
+            Some("split the statement, e.g. into views".into()),
+        ));
+    }
+    out.push(raw);
     Ok(())
 }
