@@ -7,6 +7,7 @@ mod deployment;
 
 use divan::{black_box, Bencher};
 use flink_compat::check::{check, diff, evaluate};
+use flink_compat::diff as facts;
 use flink_compat::plan::builder::build_plan;
 use flink_compat::plan::Plan;
 use flink_compat::rules::RuleSet;
@@ -87,6 +88,23 @@ fn stage_diff(bencher: Bencher, queries: usize) {
     let (old, new) = generated(queries);
     let (old, new) = (planned(old), planned(new));
     bencher.bench(|| black_box(diff(&old, &new)).len());
+}
+
+/// Part of stage 4 measured on its own: the facts of each matched pair (both sides' facts and
+/// the relations between their lists). The rules' own cost is `stage_evaluate` minus this.
+#[divan::bench(args = SIZES, sample_count = 5, sample_size = 1)]
+fn stage_facts(bencher: Bencher, queries: usize) {
+    let (old, new) = generated(queries);
+    let (old, new) = (planned(old), planned(new));
+    let pairs = diff(&old, &new);
+    bencher.bench(|| {
+        for pair in &pairs {
+            black_box(facts::query_facts(pair, &old, &new));
+            for operator in &pair.operators {
+                black_box(facts::operator_facts(operator, &old, &new));
+            }
+        }
+    });
 }
 
 /// Stage 4: facts of each pair, the rules fired on them, the report.

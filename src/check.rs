@@ -15,10 +15,21 @@ use crate::verdict::Verdict;
 /// Parses and plans one script, on a thread whose stack bounds any recursion.
 pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     let overrides = overrides.to_vec();
+    on_planner_thread(move || plan(file, &overrides))
+}
+
+fn plan(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
+    parse_script(file).and_then(|script| build_plan(script, overrides))
+}
+
+/// Runs `work` on a thread with the planner's stack (deep SQL recurses).
+fn on_planner_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
     let handle = std::thread::Builder::new()
         .name("flink-compat-planner".into())
         .stack_size(PARSER_STACK_BYTES)
-        .spawn(move || parse_script(file).and_then(|script| build_plan(script, &overrides)))
+        .spawn(work)
         .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
     handle.join().unwrap_or_else(|_| {
         Err(Error::Usage(
@@ -34,8 +45,10 @@ pub fn check(
     overrides: &[(String, String)],
     rules: &RuleSet,
 ) -> Result<Report> {
-    let old_plan = plan_script(old, overrides)?;
-    let new_plan = plan_script(new, overrides)?;
+    let overrides = overrides.to_vec();
+    // One planner thread for both scripts: starting a thread is a good part of a small check.
+    let (old_plan, new_plan) =
+        on_planner_thread(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
     Ok(compare(&old_plan, &new_plan, rules))
 }
 

@@ -231,7 +231,18 @@ fn long_operator_chains_within_the_token_limit_get_a_verdict() {
         format!("INSERT INTO sink SELECT a, COUNT(*) FROM t WHERE {conditions} GROUP BY a;");
     let unions = vec!["SELECT a FROM t"; 2_000].join(" UNION ALL ");
     let union_chain = format!("INSERT INTO sink {unions};");
-    for (name, sql) in [("and", and_chain), ("union", union_chain)] {
+    let ctes: Vec<String> = (1..4_000)
+        .map(|i| format!("c{i} AS (SELECT a FROM c{})", i - 1))
+        .collect();
+    let cte_chain = format!(
+        "INSERT INTO sink WITH c0 AS (SELECT a FROM t), {} SELECT a, COUNT(*) FROM c3999 GROUP BY a;",
+        ctes.join(", ")
+    );
+    for (name, sql) in [
+        ("and", and_chain),
+        ("union", union_chain),
+        ("with", cte_chain),
+    ] {
         let file = write(&dir, &format!("{name}.sql"), &sql);
         let verdict = flink_compat(&["check", &file, &file, "--format", "json"], None).verdict();
         assert_eq!(verdict, "fully_compatible", "{name} against itself");

@@ -6,6 +6,7 @@ pub mod schema;
 
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
+use std::collections::{HashMap, VecDeque};
 
 pub struct QueryPair<'a> {
     pub old: Option<&'a QueryPlan>,
@@ -33,6 +34,22 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     let mut old_left: Vec<Option<&QueryPlan>> = old.queries.iter().map(Some).collect();
     let mut new_left: Vec<Option<&QueryPlan>> = new.queries.iter().map(Some).collect();
     let mut pairs: Vec<(Option<&QueryPlan>, Option<&QueryPlan>)> = Vec::new();
+    // By sink first, through an index: a deployment of thousands of INSERTs matches in linear
+    // time (each old query takes the first new query with its sink, as `take` would).
+    let mut by_sink: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (i, query) in new.queries.iter().enumerate() {
+        if let Some(sink) = &query.sink {
+            by_sink.entry(sink).or_default().push_back(i);
+        }
+    }
+    for o in old_left.iter_mut() {
+        let Some(sink) = o.and_then(|q| q.sink.as_deref()) else {
+            continue;
+        };
+        if let Some(i) = by_sink.get_mut(sink).and_then(VecDeque::pop_front) {
+            pairs.push((o.take(), new_left[i].take()));
+        }
+    }
     let mut take = |same: &dyn Fn(&QueryPlan, &QueryPlan) -> bool| {
         for o in old_left.iter_mut() {
             let Some(old_query) = *o else { continue };
@@ -45,7 +62,6 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
             }
         }
     };
-    take(&|o, n| o.sink.is_some() && o.sink == n.sink);
     take(&|o, n| {
         o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
     });

@@ -97,9 +97,11 @@ impl<'a> Builder<'a> {
         let mut scope = BTreeMap::new();
         if let Some(with) = &query.with {
             for cte in &with.cte_tables {
-                self.ctes.push(scope.clone());
+                // The CTE sees the ones before it; lent, not copied (a copy per CTE is
+                // quadratic in a long WITH).
+                self.ctes.push(std::mem::take(&mut scope));
                 let relation = self.query(&cte.query);
-                self.ctes.pop();
+                scope = self.ctes.pop().unwrap_or_default();
                 let relation = self.finish_rank(relation?, self.span(cte.query.as_ref()))?;
                 let relation = rename_columns(
                     relation,

@@ -63,17 +63,22 @@ fn is_blank(token: &Token) -> bool {
     matches!(token, Token::Whitespace(_) | Token::EOF)
 }
 
-fn trimmed(file: &SourceFile, tokens: Vec<TokenWithSpan>) -> RawStatement {
+fn trimmed(file: &SourceFile, mut tokens: Vec<TokenWithSpan>) -> RawStatement {
     let first = tokens.iter().position(|t| !is_blank(&t.token));
     let last = tokens.iter().rposition(|t| !is_blank(&t.token));
-    let (tokens, span) = match (first, last) {
+    let span = match (first, last) {
         (Some(f), Some(l)) => {
             let span = file
                 .span_of(tokens[f].span)
                 .union(file.span_of(tokens[l].span));
-            (tokens[f..=l].to_vec(), span)
+            tokens.truncate(l + 1);
+            tokens.drain(..f);
+            span
         }
-        _ => (Vec::new(), ByteSpan::default()),
+        _ => {
+            tokens.clear();
+            ByteSpan::default()
+        }
     };
     RawStatement { tokens, span }
 }
