@@ -21,11 +21,12 @@ use std::ops::ControlFlow;
 
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
-    let catalog = catalog::build(&script, overrides)?;
+    let file = script.file.clone();
+    let catalog = catalog::build(script, overrides)?;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
     for statement in &catalog.queries {
-        let mut builder = Builder::new(&catalog, &script.file, &mut notes);
+        let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
@@ -49,7 +50,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         });
     }
     Ok(Plan {
-        file: script.file,
+        file,
         catalog,
         queries,
         notes,
