@@ -16,7 +16,7 @@ time_it() { # NAME RUNS COMMAND...
   local name=$1 runs=$2
   shift 2
   if command -v hyperfine >/dev/null; then
-    hyperfine -N --warmup 3 --runs "$runs" -i --command-name "$name" "$*" | grep -E 'Time|Range'
+    hyperfine -N --warmup 3 --runs "$runs" -i --command-name "$name" "$*" | grep -E 'Benchmark|Time|Range'
   else
     local start end
     start=$(date +%s%N)
