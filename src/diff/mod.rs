@@ -180,7 +180,8 @@ fn add_relations(
     old: &Map<String, Value>,
     new: &Map<String, Value>,
 ) {
-    let keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    // Each key once: a key on both sides would otherwise be related twice.
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
         let list = |side: &Map<String, Value>| side.get(key).and_then(Value::as_array).cloned();
         let (o, n) = (list(old), list(new));
