@@ -10,8 +10,10 @@ pub const MAX_STATEMENTS: usize = 100_000;
 pub const MAX_STATEMENT_TOKENS: usize = 50_000;
 /// Deepest nesting of expressions and subqueries sqlparser may recurse into.
 pub const MAX_SQL_NESTING: usize = 200;
-/// Stack size of the thread that parses and plans (deep SQL recurses).
-pub const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+/// Stack size of the thread that parses and plans (deep SQL recurses): enough for the deepest
+/// chain the token limit lets through, in an unoptimized build too. Only the pages a script
+/// actually needs are ever touched.
+pub const PARSER_STACK_BYTES: usize = 1024 * 1024 * 1024;
 /// Largest rule or case file read, in bytes.
 pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 /// Most rules loaded in total.

@@ -238,10 +238,14 @@ fn long_operator_chains_within_the_token_limit_get_a_verdict() {
         "INSERT INTO sink WITH c0 AS (SELECT a FROM t), {} SELECT a, COUNT(*) FROM c3999 GROUP BY a;",
         ctes.join(", ")
     );
+    // The deepest tree the token limit lets through: one level per two tokens.
+    let terms = vec!["b"; (MAX_STATEMENT_TOKENS - 20) / 2].join(" + ");
+    let plus_chain = format!("INSERT INTO sink SELECT a, SUM({terms}) FROM t GROUP BY a;");
     for (name, sql) in [
         ("and", and_chain),
         ("union", union_chain),
         ("with", cte_chain),
+        ("plus", plus_chain),
     ] {
         let file = write(&dir, &format!("{name}.sql"), &sql);
         let verdict = flink_compat(&["check", &file, &file, "--format", "json"], None).verdict();
