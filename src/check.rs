@@ -1,6 +1,7 @@
 //! One check, end to end: parse both scripts (on a thread with a large stack), plan, diff,
 //! evaluate the rules, and report.
 
+use crate::diff::QueryPair;
 use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
@@ -14,10 +15,21 @@ use crate::verdict::Verdict;
 /// Parses and plans one script, on a thread whose stack bounds any recursion.
 pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     let overrides = overrides.to_vec();
+    on_planner_thread(move || plan(file, &overrides))
+}
+
+fn plan(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
+    parse_script(file).and_then(|script| build_plan(script, overrides))
+}
+
+/// Runs `work` on a thread with the planner's stack (deep SQL recurses).
+fn on_planner_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
     let handle = std::thread::Builder::new()
         .name("flink-compat-planner".into())
         .stack_size(PARSER_STACK_BYTES)
-        .spawn(move || parse_script(file).and_then(|script| build_plan(script, &overrides)))
+        .spawn(work)
         .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
     handle.join().unwrap_or_else(|_| {
         Err(Error::Usage(
@@ -33,13 +45,28 @@ pub fn check(
     overrides: &[(String, String)],
     rules: &RuleSet,
 ) -> Result<Report> {
-    let old_plan = plan_script(old, overrides)?;
-    let new_plan = plan_script(new, overrides)?;
+    let overrides = overrides.to_vec();
+    // One planner thread for both scripts: starting a thread is a good part of a small check.
+    let (old_plan, new_plan) =
+        on_planner_thread(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
     Ok(compare(&old_plan, &new_plan, rules))
 }
 
+/// Compares two plans: [`diff`] then [`evaluate`].
 pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
-    let pairs = crate::diff::match_queries(old_plan, new_plan);
+    evaluate(&diff(old_plan, new_plan), old_plan, new_plan, rules)
+}
+
+// The stages of a check, public so that benchmarks and tools can run or time them one by one:
+// `crate::sql::parse_script` (parse), `crate::plan::builder::build_plan` (normalize), then:
+
+/// Matches the queries and operators of the old plan with those of the new.
+pub fn diff<'a>(old_plan: &'a Plan, new_plan: &'a Plan) -> Vec<QueryPair<'a>> {
+    crate::diff::match_queries(old_plan, new_plan)
+}
+
+/// Assembles the facts of each matched pair, fires the rules and builds the report.
+pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     let queries: Vec<_> = pairs
         .iter()
         .map(|p| engine::evaluate_query(rules, p, old_plan, new_plan))

@@ -4,13 +4,23 @@
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 /// Most statements in one script.
 pub const MAX_STATEMENTS: usize = 100_000;
+/// Most tokens (words, symbols, literals; not whitespace or comments) in one statement. It bounds
+/// the chains sqlparser builds without recursing (`a AND b AND ...`, `... UNION ALL ...`), whose
+/// depth the nesting limit below does not see but the planner recurses into.
+pub const MAX_STATEMENT_TOKENS: usize = 50_000;
 /// Deepest nesting of expressions and subqueries sqlparser may recurse into.
 pub const MAX_SQL_NESTING: usize = 200;
-/// Stack size of the thread that parses and plans (deep SQL recurses).
-pub const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+/// Stack size of the thread that parses and plans (deep SQL recurses): enough for the deepest
+/// chain the token limit lets through, in an unoptimized build too. Only the pages a script
+/// actually needs are ever touched.
+pub const PARSER_STACK_BYTES: usize = 1024 * 1024 * 1024;
 /// Largest rule or case file read, in bytes.
 pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 /// Most rules loaded in total.
 pub const MAX_RULES: usize = 10_000;
 /// Deepest nesting of views inside views.
 pub const MAX_VIEW_DEPTH: usize = 64;
+/// Deepest nesting of a rule predicate.
+pub use crate::rules::dsl::MAX_DEPTH as MAX_PREDICATE_DEPTH;
+/// Longest rule predicate or message, in bytes.
+pub use crate::rules::dsl::MAX_SOURCE_LEN as MAX_PREDICATE_BYTES;

@@ -8,6 +8,43 @@ pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
     line_starts: Arc<[usize]>,
+    columns: Arc<ColumnIndex>,
+}
+
+/// Every [`CHECKPOINT`]-th character's byte offset, so that a character column converts to a
+/// byte offset in constant time even on a megabyte-long line (a scan per token would make
+/// reading such a line quadratic). Empty for ASCII text, where columns are byte offsets.
+#[derive(Debug, Default)]
+struct ColumnIndex {
+    /// The character index (in the whole text) at which each line starts.
+    line_start_chars: Vec<usize>,
+    /// The byte offset of character `CHECKPOINT * i`.
+    checkpoints: Vec<usize>,
+    chars: usize,
+}
+
+const CHECKPOINT: usize = 64;
+
+impl ColumnIndex {
+    fn new(text: &str) -> Self {
+        if text.is_ascii() {
+            return ColumnIndex::default();
+        }
+        let mut index = ColumnIndex {
+            line_start_chars: vec![0],
+            ..ColumnIndex::default()
+        };
+        for (i, (offset, c)) in text.char_indices().enumerate() {
+            if i % CHECKPOINT == 0 {
+                index.checkpoints.push(offset);
+            }
+            if c == '\n' {
+                index.line_start_chars.push(i + 1);
+            }
+            index.chars = i + 1;
+        }
+        index
+    }
 }
 
 /// A byte range inside a [`SourceFile`].
@@ -64,6 +101,7 @@ impl SourceFile {
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             name: name.into(),
+            columns: Arc::new(ColumnIndex::new(&text)),
             text,
             line_starts: starts.into(),
         }
@@ -77,14 +115,20 @@ impl SourceFile {
         let Some(&start) = self.line_starts.get(line as usize - 1) else {
             return self.text.len();
         };
-        let line_text = &self.text[start..];
         let chars_before = column.saturating_sub(1) as usize;
-        let within = line_text
+        if self.columns.checkpoints.is_empty() {
+            return start.saturating_add(chars_before).min(self.text.len());
+        }
+        let index = &self.columns;
+        let char_index = index.line_start_chars[line as usize - 1].saturating_add(chars_before);
+        if char_index >= index.chars {
+            return self.text.len();
+        }
+        let checkpoint = index.checkpoints[char_index / CHECKPOINT];
+        self.text[checkpoint..]
             .char_indices()
-            .nth(chars_before)
-            .map(|(i, _)| i)
-            .unwrap_or(line_text.len());
-        start + within
+            .nth(char_index % CHECKPOINT)
+            .map_or(self.text.len(), |(i, _)| checkpoint + i)
     }
 
     /// The span covering a sqlparser span.
@@ -105,7 +149,11 @@ impl SourceFile {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let column = self.text[start..offset].chars().count() + 1;
+        let column = if self.columns.checkpoints.is_empty() {
+            offset - start + 1
+        } else {
+            self.text[start..offset].chars().count() + 1
+        };
         LineCol {
             line: line + 1,
             column,
@@ -163,5 +211,29 @@ mod tests {
             "MAX(COALESCE(b, 0) )"
         );
         assert_eq!(file.slice(file.balanced(ByteSpan::new(7, 10))), "MAX");
+    }
+
+    #[test]
+    fn columns_past_a_checkpoint_on_a_long_non_ascii_line() {
+        let line = "é".repeat(200) + "x";
+        let file = SourceFile::new("t.sql", format!("a\n{line}\nb"));
+        assert_eq!(file.offset_of(2, 201), 2 + 400);
+        assert_eq!(&file.text[file.offset_of(2, 201)..][..1], "x");
+        assert_eq!(file.offset_of(3, 1), 2 + 401 + 1);
+        assert_eq!(
+            file.line_col(2 + 400),
+            LineCol {
+                line: 2,
+                column: 201
+            }
+        );
+    }
+
+    #[test]
+    fn ascii_columns_are_byte_offsets() {
+        let file = SourceFile::new("t.sql", "ab\ncd");
+        assert_eq!(file.offset_of(2, 2), 4);
+        assert_eq!(file.offset_of(2, 99), file.text.len());
+        assert_eq!(file.line_col(4), LineCol { line: 2, column: 2 });
     }
 }

@@ -113,9 +113,10 @@ impl Catalog {
 }
 
 /// Reads the script's statements in order; `overrides` are `--set` values, applied last.
-pub fn build(script: &Script, overrides: &[(String, String)]) -> Result<Catalog> {
+/// The statements move into the catalog: a deployment's ASTs are not copied.
+pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> {
     let mut catalog = Catalog::default();
-    for statement in &script.statements {
+    for statement in script.statements {
         add(&script.file, &mut catalog, statement)?;
     }
     for (key, value) in overrides {
@@ -141,14 +142,14 @@ pub fn build(script: &Script, overrides: &[(String, String)]) -> Result<Catalog>
     Ok(catalog)
 }
 
-fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Result<()> {
-    match &statement.kind {
+fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result<()> {
+    match statement.kind {
         StatementKind::CreateTable(def) => {
-            validate_table(file, def)?;
+            validate_table(file, &def)?;
             catalog.tables.insert(
                 def.name.last().to_string(),
                 Table {
-                    def: (**def).clone(),
+                    def: *def,
                     span: statement.span,
                 },
             );
@@ -157,17 +158,16 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
             catalog.views.insert(
                 def.name.last().to_string(),
                 View {
-                    def: def.clone(),
+                    def,
                     span: statement.span,
-                    hints: statement.hints.clone(),
+                    hints: statement.hints,
                 },
             );
         }
         StatementKind::CreateFunction(def) => {
-            catalog.functions.insert(
-                def.name.last().to_uppercase(),
-                Function { def: def.clone() },
-            );
+            catalog
+                .functions
+                .insert(def.name.last().to_uppercase(), Function { def });
         }
         StatementKind::Set(setting) => {
             catalog.config.set(
@@ -180,12 +180,12 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
         StatementKind::Insert(insert) => {
             let ordinal = catalog.queries.len() + 1;
             catalog.queries.push(QueryStatement {
-                sink: Some(insert.sink.clone()),
-                columns: insert.columns.clone(),
-                query: insert.query.clone(),
+                sink: Some(insert.sink),
+                columns: insert.columns,
+                query: insert.query,
                 span: statement.span,
                 ordinal,
-                hints: statement.hints.clone(),
+                hints: statement.hints,
             });
         }
         StatementKind::Query(query) => {
@@ -193,10 +193,10 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
             catalog.queries.push(QueryStatement {
                 sink: None,
                 columns: Vec::new(),
-                query: query.clone(),
+                query,
                 span: statement.span,
                 ordinal,
-                hints: statement.hints.clone(),
+                hints: statement.hints,
             });
         }
         StatementKind::StatementSet(inner) => {
@@ -209,7 +209,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: &Statement) -> Resul
                 format!("statement `{words} ...` is not modelled and was ignored"),
                 Some(statement.span),
             );
-            catalog.ignored.push((words.clone(), statement.span));
+            catalog.ignored.push((words, statement.span));
         }
     }
     Ok(())

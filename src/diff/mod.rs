@@ -9,6 +9,7 @@ pub mod schema;
 
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 pub struct QueryPair<'a> {
     pub old: Option<&'a QueryPlan>,
@@ -37,6 +38,32 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     let mut old_left: Vec<Option<&QueryPlan>> = old.queries.iter().map(Some).collect();
     let mut new_left: Vec<Option<&QueryPlan>> = new.queries.iter().map(Some).collect();
     let mut pairs: Vec<(Option<&QueryPlan>, Option<&QueryPlan>)> = Vec::new();
+    let same_computation = |o: &QueryPlan, n: &QueryPlan| {
+        o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
+    };
+    // By sink first, through an index: a deployment of thousands of INSERTs matches in linear
+    // time. Several queries may write to one sink: those computing the same thing pair first.
+    let mut by_sink: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, query) in new.queries.iter().enumerate() {
+        if let Some(sink) = &query.sink {
+            by_sink.entry(sink).or_default().push(i);
+        }
+    }
+    for computing_the_same in [true, false] {
+        for o in old_left.iter_mut() {
+            let Some(old_query) = *o else { continue };
+            let Some(bucket) = old_query.sink.as_deref().and_then(|s| by_sink.get_mut(s)) else {
+                continue;
+            };
+            let position = bucket
+                .iter()
+                .position(|&i| !computing_the_same || same_computation(old_query, &new.queries[i]));
+            if let Some(position) = position {
+                let i = bucket.remove(position);
+                pairs.push((o.take(), new_left[i].take()));
+            }
+        }
+    }
     let mut take = |same: &dyn Fn(&QueryPlan, &QueryPlan) -> bool| {
         for o in old_left.iter_mut() {
             let Some(old_query) = *o else { continue };
@@ -49,12 +76,6 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
             }
         }
     };
-    let same_computation = |o: &QueryPlan, n: &QueryPlan| {
-        o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
-    };
-    // Several queries may write to one sink: those computing the same thing pair first.
-    take(&|o, n| o.sink.is_some() && o.sink == n.sink && same_computation(o, n));
-    take(&|o, n| o.sink.is_some() && o.sink == n.sink);
     take(&same_computation);
     take(&|o, n| o.sources.iter().any(|s| n.sources.contains(s)));
     pairs.extend(old_left.into_iter().flatten().map(|o| (Some(o), None)));
@@ -175,15 +196,9 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
     })
 }
 
-/// The statements read past (DROP, USE, ...), whitespace-normalized.
+/// The statements read past (DROP, USE, ...), in canonical spelling.
 fn unmodelled_statements(plan: &Plan) -> Vec<String> {
-    let text = |span| {
-        plan.file
-            .slice(span)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let text = |span| crate::sql::canonical_text(plan.file.slice(span));
     plan.catalog
         .ignored
         .iter()
@@ -193,13 +208,7 @@ fn unmodelled_statements(plan: &Plan) -> Vec<String> {
 
 /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
 fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    let text = |plan: &Plan, span| {
-        plan.file
-            .slice(span)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    use crate::plan::source_table::table_signature;
     old.catalog
         .tables
         .iter()
@@ -208,7 +217,7 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
             new.catalog
                 .tables
                 .get(*name)
-                .is_none_or(|n| text(new, n.span) != text(old, t.span))
+                .is_none_or(|n| table_signature(n) != table_signature(t))
         })
         .map(|(name, _)| name.clone())
         .collect()
@@ -304,7 +313,8 @@ fn add_relations(
     old: &Map<String, Value>,
     new: &Map<String, Value>,
 ) {
-    let keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    // Each key once: a key on both sides would otherwise be related twice.
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
         let list = |side: &Map<String, Value>| side.get(key).and_then(Value::as_array).cloned();
         let (o, n) = (list(old), list(new));

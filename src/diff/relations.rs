@@ -28,13 +28,15 @@ pub fn relations(old: &[Value], new: &[Value]) -> Value {
         }
         order
     };
+    let equal_as_set = added.is_empty() && removed.is_empty();
+    let reordered = kept != kept_in_new;
     json!({
-        "kept": kept.clone(),
-        "added": added.clone(),
-        "removed": removed.clone(),
+        "kept": kept,
+        "added": added,
+        "removed": removed,
         "equal_as_list": old == new,
-        "equal_as_set": added.is_empty() && removed.is_empty(),
-        "reordered": kept != kept_in_new,
+        "equal_as_set": equal_as_set,
+        "reordered": reordered,
     })
 }
 

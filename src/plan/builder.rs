@@ -24,11 +24,12 @@ use std::ops::ControlFlow;
 
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
-    let catalog = catalog::build(&script, overrides)?;
+    let file = script.file.clone();
+    let catalog = catalog::build(script, overrides)?;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
     for statement in &catalog.queries {
-        let mut builder = Builder::new(&catalog, &script.file, &mut notes);
+        let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
@@ -62,7 +63,15 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             operators,
             sources: builder.sources,
             source_tables,
-            unions: builder.unions,
+            unions: builder
+                .unions
+                .drain(..)
+                .filter(|inputs| !inputs.is_empty())
+                .map(|mut inputs| {
+                    inputs.sort();
+                    inputs
+                })
+                .collect(),
             sink_options: sink_table.map(source_table::sink_options),
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
@@ -70,7 +79,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         });
     }
     Ok(Plan {
-        file: script.file,
+        file,
         catalog,
         queries,
         notes,
@@ -133,9 +142,11 @@ impl<'a> Builder<'a> {
         let mut scope = BTreeMap::new();
         if let Some(with) = &query.with {
             for cte in &with.cte_tables {
-                self.ctes.push(scope.clone());
+                // The CTE sees the ones before it; lent, not copied (a copy per CTE is
+                // quadratic in a long WITH).
+                self.ctes.push(std::mem::take(&mut scope));
                 let relation = self.query(&cte.query);
-                self.ctes.pop();
+                scope = self.ctes.pop().unwrap_or_default();
                 let relation = self.finish_rank(relation?, self.span(cte.query.as_ref()))?;
                 let relation = rename_columns(
                     relation,
@@ -176,7 +187,7 @@ impl<'a> Builder<'a> {
                 set_quantifier,
                 right,
             } => {
-                let span = self.span(body);
+                let span = self.set_operation_span(body);
                 let left = self.set_expr(left)?;
                 let left = self.finish_rank(left, span)?;
                 let right = self.set_expr(right)?;
@@ -196,19 +207,14 @@ impl<'a> Builder<'a> {
                     ));
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
-                let nested: Vec<Vec<String>> = [&left, &right]
-                    .iter()
-                    .map(|side| side.union_inputs.clone())
-                    .filter(|inputs| !inputs.is_empty())
-                    .collect();
-                let mut union = union_relation(left, right);
-                if !(matches!(op, SetOperator::Union) && all) {
-                    union.union_inputs.clear();
+                let union_all = matches!(op, SetOperator::Union) && all;
+                let slot = if union_all {
+                    Some(self.union_slot(&left, &right))
                 } else {
-                    // The inner unions are part of this one.
-                    self.unions.retain(|u| !nested.contains(u));
-                    self.unions.push(union.union_inputs.clone());
-                }
+                    None
+                };
+                let mut union = union_relation(left, right);
+                union.union_slot = slot;
                 if !(matches!(op, SetOperator::Union) && all) {
                     let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
                     self.opaque(
@@ -245,6 +251,24 @@ impl<'a> Builder<'a> {
                 "this kind of query is not supported",
             )),
         }
+    }
+
+    /// The span of a chain of set operations, from its leftmost input to its last one, found
+    /// without walking the whole chain at each level (that is quadratic on a long UNION ALL).
+    fn set_operation_span(&self, body: &SetExpr) -> ByteSpan {
+        let mut leftmost = body;
+        while let SetExpr::SetOperation { left, .. } = leftmost {
+            leftmost = left;
+        }
+        let last = match body {
+            SetExpr::SetOperation { right, .. } => self.span(right.as_ref()),
+            other => self.span(other),
+        };
+        let first = self.span(leftmost);
+        if first.is_empty() || last.is_empty() {
+            return self.span(body);
+        }
+        first.union(last)
     }
 
     fn select(&mut self, select: &Select) -> Result<Relation> {
@@ -645,6 +669,32 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// The builder's record of the UNION ALL joining `left` and `right`: a chain of UNION ALLs
+    /// is one union of all its inputs, each input described by what it outputs (the filters
+    /// beneath are judged as filters).
+    fn union_slot(&mut self, left: &Relation, right: &Relation) -> usize {
+        let input = |side: &Relation| format!("[{}]", columns_text(side));
+        match (left.union_slot, right.union_slot) {
+            (Some(l), Some(r)) => {
+                let inputs = std::mem::take(&mut self.unions[r]);
+                self.unions[l].extend(inputs);
+                l
+            }
+            (Some(l), None) => {
+                self.unions[l].push(input(right));
+                l
+            }
+            (None, Some(r)) => {
+                self.unions[r].push(input(left));
+                r
+            }
+            (None, None) => {
+                self.unions.push(vec![input(left), input(right)]);
+                self.unions.len() - 1
+            }
+        }
+    }
+
     /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
         if let Some(pending) = relation.rank.take() {
@@ -777,34 +827,28 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
     left
 }
 
-/// UNION ALL: column i is any input's column i; the order of the inputs does not matter, and
-/// nested UNION ALLs are one union of all their inputs.
-fn union_relation(left: Relation, right: Relation) -> Relation {
+/// UNION ALL: column i is any input's column i; the order of the inputs does not matter.
+fn union_relation(left: Relation, mut right: Relation) -> Relation {
     let mut out = Relation {
-        base_tables: left.base_tables.clone(),
+        base_tables: left.base_tables,
         ..Default::default()
     };
-    out.base_tables.extend(right.base_tables.clone());
-    let inputs_of = |side: &Relation, expr: &CExpr| -> Vec<CExpr> {
-        match expr {
-            CExpr::Call { name, args } if !side.union_inputs.is_empty() && name == "UNION" => {
-                args.clone()
-            }
-            other => vec![other.clone()],
-        }
-    };
-    for (i, l) in left.columns.iter().enumerate() {
-        let mut args = inputs_of(&left, &l.expr);
-        if let Some(r) = right.columns.get(i) {
-            args.extend(inputs_of(&right, &r.expr));
-        }
-        args.sort();
-        let time = right
-            .columns
-            .get(i)
+    out.base_tables.extend(right.base_tables);
+    let mut right_columns = std::mem::take(&mut right.columns).into_iter();
+    for l in left.columns {
+        let r = right_columns.next();
+        let time = r
+            .as_ref()
             .and_then(|r| if r.time == l.time { l.time } else { None });
+        // A chain of UNION ALLs is one flat, sorted UNION call: nesting it would make each
+        // level copy and sort the whole chain below it.
+        let mut args = union_inputs(l.expr);
+        for input in r.map(|r| union_inputs(r.expr)).unwrap_or_default() {
+            let at = args.partition_point(|a| a <= &input);
+            args.insert(at, input);
+        }
         out.columns.push(Column {
-            name: l.name.clone(),
+            name: l.name,
             qualifier: None,
             expr: CExpr::Call {
                 name: "UNION".into(),
@@ -814,9 +858,6 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
             span: l.span,
         });
     }
-    out.union_inputs = union_inputs_of(&left);
-    out.union_inputs.extend(union_inputs_of(&right));
-    out.union_inputs.sort();
     let mut filters: Vec<CExpr> = left.filters.into_iter().chain(right.filters).collect();
     filters.sort();
     filters.dedup();
@@ -829,13 +870,12 @@ fn union_relation(left: Relation, right: Relation) -> Relation {
     out
 }
 
-/// The inputs of a UNION ALL side: its own inputs when it is a union, else itself, described
-/// canonically by what it outputs (the filters beneath are judged as filters).
-fn union_inputs_of(side: &Relation) -> Vec<String> {
-    if !side.union_inputs.is_empty() {
-        return side.union_inputs.clone();
+/// The inputs of a column of a UNION ALL (already sorted), or the column itself.
+fn union_inputs(expr: CExpr) -> Vec<CExpr> {
+    match expr {
+        CExpr::Call { name, args } if name == "UNION" => args,
+        other => vec![other],
     }
-    vec![format!("[{}]", columns_text(side))]
 }
 
 /// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the

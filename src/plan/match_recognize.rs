@@ -25,13 +25,10 @@ pub struct Clause<'a> {
     pub alias: Option<&'a TableAlias>,
 }
 
-/// Text with runs of whitespace collapsed: pattern variables and measures are not columns of
-/// the input, so they are compared as written.
+/// Canonical text (keywords and function names uppercased, whitespace normalized): pattern
+/// variables and measures are not columns of the input, so they are compared as written.
 fn text(node: &impl ToString) -> String {
-    node.to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::sql::canonical_text(&node.to_string())
 }
 
 pub fn build(

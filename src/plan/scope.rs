@@ -69,8 +69,8 @@ pub struct Relation {
     /// Projections between the window TVF and this relation.
     pub window_steps: usize,
     pub rank: Option<PendingRank>,
-    /// When this relation is a UNION ALL: its inputs, canonical and sorted.
-    pub union_inputs: Vec<String>,
+    /// When this relation is a UNION ALL: its record in the builder's unions.
+    pub union_slot: Option<usize>,
 }
 
 pub enum Resolved {

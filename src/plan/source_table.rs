@@ -95,7 +95,10 @@ fn declared(
     match &def.watermark {
         Some(w) => {
             op.set("watermark_column", json!(w.column));
-            op.set("watermark", json!(w.expr.to_string()));
+            op.set(
+                "watermark",
+                json!(crate::sql::canonical_text(&w.expr.to_string())),
+            );
             op.fact_spans.insert("watermark".into(), w.span);
             op.fact_spans.insert("watermark_column".into(), w.span);
         }
@@ -146,7 +149,11 @@ fn column_text(column: &ColumnDef) -> String {
         ColumnKind::Physical { data_type } => {
             format!("{} {}", column.name, words(data_type).to_uppercase())
         }
-        ColumnKind::Computed { expr } => format!("{} AS {expr}", column.name),
+        ColumnKind::Computed { expr } => format!(
+            "{} AS {}",
+            column.name,
+            crate::sql::canonical_text(&expr.to_string())
+        ),
         ColumnKind::Metadata {
             data_type,
             key,
@@ -187,4 +194,28 @@ pub fn sink_options(table: &Table) -> String {
 /// Every column of a table as declared.
 pub fn columns_text(table: &Table) -> Vec<String> {
     table.def.columns.iter().map(column_text).collect()
+}
+
+/// A table's whole declaration without its name, canonical: columns, watermark, primary key,
+/// partitioning and options (whitespace and keyword case aside).
+pub fn table_signature(table: &Table) -> String {
+    let def = &table.def;
+    let watermark = def
+        .watermark
+        .as_ref()
+        .map(|w| {
+            format!(
+                "WATERMARK FOR {} AS {}",
+                w.column,
+                crate::sql::canonical_text(&w.expr.to_string())
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "({}) {watermark} PARTITIONED BY ({}) {} LIKE {}",
+        columns_text(table).join(", "),
+        def.partitioned_by.join(", "),
+        sink_options(table),
+        def.like.as_ref().map(|l| l.dotted()).unwrap_or_default()
+    )
 }

@@ -45,3 +45,33 @@ pub fn parse_script(file: SourceFile) -> Result<Script> {
     }
     Ok(Script { file, statements })
 }
+
+/// SQL text in a canonical spelling: keywords and function names uppercased (they are
+/// case-insensitive in Flink; identifiers are not), tokens separated by single spaces, comments
+/// dropped. Text that does not tokenize is returned with its whitespace collapsed.
+pub fn canonical_text(text: &str) -> String {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&dialect::FlinkDialect, text).tokenize() else {
+        return text.split_whitespace().collect::<Vec<_>>().join(" ");
+    };
+    let tokens: Vec<Token> = tokens
+        .into_iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let shown: Vec<String> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, token)| match token {
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && (w.keyword != Keyword::NoKeyword
+                        || matches!(tokens.get(i + 1), Some(Token::LParen))) =>
+            {
+                w.value.to_uppercase()
+            }
+            other => other.to_string(),
+        })
+        .collect();
+    shown.join(" ")
+}

@@ -2,7 +2,7 @@
 
 use super::dialect::FlinkDialect;
 use crate::error::{Error, Result};
-use crate::limits::MAX_STATEMENTS;
+use crate::limits::{MAX_STATEMENTS, MAX_STATEMENT_TOKENS};
 use crate::source::{ByteSpan, SourceFile};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 
@@ -63,17 +63,22 @@ fn is_blank(token: &Token) -> bool {
     matches!(token, Token::Whitespace(_) | Token::EOF)
 }
 
-fn trimmed(file: &SourceFile, tokens: Vec<TokenWithSpan>) -> RawStatement {
+fn trimmed(file: &SourceFile, mut tokens: Vec<TokenWithSpan>) -> RawStatement {
     let first = tokens.iter().position(|t| !is_blank(&t.token));
     let last = tokens.iter().rposition(|t| !is_blank(&t.token));
-    let (tokens, span) = match (first, last) {
+    let span = match (first, last) {
         (Some(f), Some(l)) => {
             let span = file
                 .span_of(tokens[f].span)
                 .union(file.span_of(tokens[l].span));
-            (tokens[f..=l].to_vec(), span)
+            tokens.truncate(l + 1);
+            tokens.drain(..f);
+            span
         }
-        _ => (Vec::new(), ByteSpan::default()),
+        _ => {
+            tokens.clear();
+            ByteSpan::default()
+        }
     };
     RawStatement { tokens, span }
 }
@@ -135,6 +140,22 @@ fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpa
             Some("split the deployment into smaller scripts".into()),
         ));
     }
-    out.push(trimmed(file, tokens));
+    let raw = trimmed(file, tokens);
+    let significant = raw
+        .tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .count();
+    if significant > MAX_STATEMENT_TOKENS {
+        return Err(Error::located(
+            "sql",
+            file,
+            raw.span,
+            format!("this statement has {significant} tokens; the limit is {MAX_STATEMENT_TOKENS}"),
+            "this statement",
+            Some("split the statement, e.g. into views".into()),
+        ));
+    }
+    out.push(raw);
     Ok(())
 }

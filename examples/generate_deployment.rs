@@ -1,0 +1,28 @@
+//! Writes a generated deployment pair (`old.sql`, `new.sql`) with N INSERT statements, the one
+//! the benchmarks and robustness tests use, for timing the command line:
+//! `cargo run --release --example generate_deployment -- 1000 /tmp/deployment`.
+
+#[path = "../tests/support/deployment.rs"]
+mod deployment;
+
+use std::path::PathBuf;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let queries: usize = match args.next().map(|n| n.parse()) {
+        Some(Ok(n)) => n,
+        _ => {
+            eprintln!("usage: generate_deployment QUERIES DIR");
+            std::process::exit(2);
+        }
+    };
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| ".".into()));
+    let (old, new) = deployment::pair(queries);
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(dir.join("old.sql"), old))
+        .and_then(|()| std::fs::write(dir.join("new.sql"), new));
+    if let Err(e) = written {
+        eprintln!("cannot write to {}: {e}", dir.display());
+        std::process::exit(2);
+    }
+}
