@@ -98,10 +98,11 @@ fn stage_facts(bencher: Bencher, queries: usize) {
     let (old, new) = (planned(old), planned(new));
     let pairs = diff(&old, &new);
     bencher.bench(|| {
+        let job = facts::Job::new(&old, &new);
         for pair in &pairs {
-            black_box(facts::query_facts(pair, &old, &new));
+            black_box(facts::query_facts(pair, &job));
             for operator in &pair.operators {
-                black_box(facts::operator_facts(operator, &old, &new));
+                black_box(facts::operator_facts(operator, &job));
             }
         }
     });

@@ -181,6 +181,24 @@ fn match_sources<'a>(
     pairs
 }
 
+/// The two plans being compared, with the job-level facts (configuration, functions,
+/// statements) computed once for every pair.
+pub struct Job<'a> {
+    pub old: &'a Plan,
+    pub new: &'a Plan,
+    pub config: Value,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
+        Job {
+            old,
+            new,
+            config: config_facts(old, new),
+        }
+    }
+}
+
 fn config_facts(old: &Plan, new: &Plan) -> Value {
     let config = &new.catalog.config;
     json!({
@@ -239,7 +257,7 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
 }
 
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.
-pub fn operator_facts(pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> Value {
+pub fn operator_facts(pair: &OperatorPair, job: &Job) -> Value {
     let empty = Map::new();
     let old = pair.old.map(|o| &o.facts).unwrap_or(&empty);
     let new = pair.new.map(|o| &o.facts).unwrap_or(&empty);
@@ -247,7 +265,7 @@ pub fn operator_facts(pair: &OperatorPair, old_plan: &Plan, new_plan: &Plan) -> 
     facts.insert("old".into(), Value::Object(old.clone()));
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, old, new);
-    facts.insert("config".into(), config_facts(old_plan, new_plan));
+    facts.insert("config".into(), job.config.clone());
     if pair.kind() == OperatorKind::Source {
         source_pair_facts(&mut facts, pair);
     }
@@ -328,7 +346,8 @@ fn add_relations(
 }
 
 /// The facts of a query pair, for `rules/query.yaml`.
-pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value {
+pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
+    let (old_plan, new_plan) = (job.old, job.new);
     let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("exists".into(), json!(q.is_some()));
@@ -376,7 +395,7 @@ pub fn query_facts(pair: &QueryPair, old_plan: &Plan, new_plan: &Plan) -> Value 
     facts.insert("old".into(), Value::Object(old.clone()));
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, &old, &new);
-    facts.insert("config".into(), config_facts(old_plan, new_plan));
+    facts.insert("config".into(), job.config.clone());
     facts.insert("changed_items".into(), json!(changed_items(pair)));
     Value::Object(facts)
 }

@@ -2,7 +2,7 @@
 //! and a fail-safe `unknown` for any change no fired rule explains.
 
 use super::{lookup, Rule, RuleSet};
-use crate::diff::{self, OperatorPair, QueryPair};
+use crate::diff::{self, Job, OperatorPair, QueryPair};
 use crate::plan::{Operator, OperatorKind, Plan};
 use crate::report::{Finding, Location, OperatorReport, QueryReport, QueryStatus, StateFate};
 use crate::source::{ByteSpan, SourceFile};
@@ -294,13 +294,9 @@ fn state_fate(
     fate
 }
 
-fn evaluate_operator(
-    rules: &RuleSet,
-    pair: &OperatorPair,
-    old_plan: &Plan,
-    new_plan: &Plan,
-) -> OperatorReport {
-    let facts = diff::operator_facts(pair, old_plan, new_plan);
+fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> OperatorReport {
+    let (old_plan, new_plan) = (job.old, job.new);
+    let facts = diff::operator_facts(pair, job);
     let kind = pair.kind();
     let operator = kind.name();
     let changed = !matches!((pair.old, pair.new), (Some(o), Some(n)) if o.facts == n.facts);
@@ -386,23 +382,19 @@ fn evaluate_operator(
     }
 }
 
-pub fn evaluate_query(
-    rules: &RuleSet,
-    pair: &QueryPair,
-    old_plan: &Plan,
-    new_plan: &Plan,
-) -> QueryReport {
+pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryReport {
+    let (old_plan, new_plan) = (job.old, job.new);
     let operators: Vec<OperatorReport> = pair
         .operators
         .iter()
-        .map(|p| evaluate_operator(rules, p, old_plan, new_plan))
+        .map(|p| evaluate_operator(rules, p, job))
         .collect();
     let sources: Vec<OperatorReport> = pair
         .sources
         .iter()
-        .map(|p| evaluate_operator(rules, p, old_plan, new_plan))
+        .map(|p| evaluate_operator(rules, p, job))
         .collect();
-    let facts = diff::query_facts(pair, old_plan, new_plan);
+    let facts = diff::query_facts(pair, job);
     let mut findings = Vec::new();
     let config_changed = lookup(&facts, "config.changed_keys")
         .and_then(Value::as_array)
