@@ -393,7 +393,8 @@ def judge_changelog(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, 
                 if value == before[same[j]]:
                     continue
                 others = [i for i, v in enumerate(before) if v == value and i not in old_key]
-                why = f"holds old column {others[0]}" if others else f"is {value}, old value was {before[same[j]]}"
+                why = (f"holds old column {others[0]}'s value {value}, not old column {same[j]}'s {before[same[j]]} (swapped)"
+                       if others else f"is {value}, old value was {before[same[j]]}")
                 wrong.append(f"key {k}: column {j} {why}")
             elif value is not None and any(value == v for i, v in enumerate(before) if i not in old_key):
                 wrong.append(f"key {k}: column {j} (new meaning) continues from old value {value}")
@@ -401,15 +402,25 @@ def judge_changelog(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, 
                 wrong.append(f"key {k}: column {j} (new) is {value}, not an empty accumulator's value")
         if not any(w.startswith(f"key {k}:") for w in wrong):
             ok.append(k)
+    # A key the baseline emits but the new job never does: its restored result absorbed every new
+    # row (e.g. a MAX continuing from an old SUM never changes, so nothing is emitted).
+    base_keys = {key_of(r["values"], key) for r in base["rows"]}
+    value_columns = {j for r in base["rows"] for j, v in enumerate(r["values"]) if v is not None and j not in key}
+    for k in sorted((set(old_last) & base_keys) - set(firsts), key=str):
+        found.append(k)
+        if not same_meaning or not value_columns <= set(same):
+            wrong.append(f"key {k}: no result at all after the restore while the baseline emits it: the restored "
+                         f"state (old result {old_last[k]}) absorbs the new rows")
+    shown = [firsts[k]["text"] for k in found + missing if k in firsts][:4]
     if wrong:
-        return "silently_wrong", "; ".join(wrong[:3]), found
+        return "silently_wrong", "; ".join(wrong[:2]), shown
     if not found and not missing:
         raise Verdict("cannot_tell", "no key of the old job appeared in the new job's output")
     if found and not missing:
-        return "state_reused", f"all {len(found)} old keys continued from their saved results", found
+        return "state_reused", f"all {len(found)} old keys continued from their saved results", shown
     if missing and not found:
-        return "state_dropped", f"all {len(missing)} old keys started again from empty (+I)", missing
-    return "cannot_tell", f"{len(found)} keys restored, {len(missing)} started empty", found
+        return "state_dropped", f"all {len(missing)} old keys started again from empty (+I)", shown
+    return "cannot_tell", f"{len(found)} keys restored, {len(missing)} started empty", shown
 
 
 def judge_first_row(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, list]:
@@ -520,7 +531,7 @@ def observe(pair_id: str) -> dict:
     logs = parse_run(run_dir / "run.log")
     old, new, base = logs["old"], logs["new"], logs["baseline"]
     evidence = {
-        "old_last": [r["text"] for r in old["rows"][-4:]],
+        "old_last": [r["text"] for r in old["rows"][-6:]],
         "new_first": [r["text"] for r in new["rows"][:6]],
         "baseline_first": [r["text"] for r in base["rows"][:4]],
     }
@@ -540,12 +551,15 @@ def observe(pair_id: str) -> dict:
         if base["failure"]:
             raise Verdict("cannot_tell", f"the new job fails without state: {base['failure']['class']}: {base['failure']['message']}")
         spec = pair["judge"]
-        outcome, detail, _ = JUDGES[spec["method"]](spec, old, new, base)
+        outcome, detail, restored = JUDGES[spec["method"]](spec, old, new, base)
+        if restored:
+            evidence["judged"] = restored[:4]
         if spec.get("cannot_tell"):  # the pair knows the lab cannot decide this one from numbers
             detail = f"{spec['cannot_tell']} (the numbers said: {outcome}: {detail})"
             outcome = "cannot_tell"
         raise Verdict(outcome, detail)
     except Verdict as verdict:
+        assert verdict.outcome in OUTCOMES, verdict.outcome
         observation["outcome"], observation["detail"] = verdict.outcome, verdict.detail
     if pair.get("note"):
         observation["detail"] += f" [{pair['note']}]"
