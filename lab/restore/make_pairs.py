@@ -169,7 +169,8 @@ def props(fn="TUMBLE", args="pt, INTERVAL '5' SECOND"):
 GWA_SINK = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT"
 GWA_OLD = f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble()}"
 WINDOW = dict(method="window", key=[0], window_start=1, window_end=2)
-WLAB = dict(old_seconds=12, pause_seconds=6, new_seconds=12)
+# Stop the old job 3 s into a 5 s window, so that the window open at the savepoint holds rows.
+WLAB = dict(old_seconds=12, pause_seconds=6, new_seconds=12, align_stop=[5, 3])
 
 
 def gwa(pid, title, new_sink, new_query, judge, *, old_sink=GWA_SINK, old_query=GWA_OLD, sets="", old_sets="",
@@ -197,12 +198,12 @@ pairs += [
         f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY {tumble()}, a", dict(WINDOW, same={3: 3, 4: 4})),
     gwa("gwa-window-type-changed", "TUMBLE 5 s becomes HOP 5 s slide, 10 s size", GWA_SINK,
         f"SELECT a, {props('HOP', 'pt, INTERVAL ' + chr(39) + '5' + chr(39) + ' SECOND, INTERVAL ' + chr(39) + '10' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, HOP(pt, INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
-        dict(WINDOW, same={3: 3, 4: 4}), lab=dict(old_seconds=12, pause_seconds=6, new_seconds=14)),
+        dict(WINDOW, same={3: 3, 4: 4}), lab=dict(WLAB, new_seconds=14)),
     gwa("gwa-window-size-changed", "TUMBLE 10 s becomes TUMBLE 20 s", GWA_SINK,
         f"SELECT a, {props(args='pt, INTERVAL ' + chr(39) + '20' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble('20')}",
         dict(WINDOW, same={3: 3, 4: 4}),
         old_query=f"SELECT a, {props(args='pt, INTERVAL ' + chr(39) + '10' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble('10')}",
-        lab=dict(old_seconds=15, pause_seconds=11, new_seconds=24), table_row="TUMBLE 10 s -> 20 s"),
+        lab=dict(old_seconds=15, pause_seconds=11, new_seconds=24, align_stop=[10, 5]), table_row="TUMBLE 10 s -> 20 s"),
     gwa("gwa-time-attribute-changed", "Processing time window becomes an event time window", GWA_SINK,
         f"SELECT a, {props(args='ts, INTERVAL ' + chr(39) + '5' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble(time='ts')}",
         dict(WINDOW, same={3: 3, 4: 4})),

@@ -82,15 +82,19 @@ def java_failure(error: BaseException) -> dict:
     return {"class": root[0], "message": root[1][:300], "chain": [c for c, _ in chain]}
 
 
-def run_job(script: str, seconds: float, restore: str | None, savepoint_dir: str | None) -> None:
+def run_job(script: str, seconds: float, restore: str | None, savepoint_dir: str | None,
+            align_stop: list | None = None) -> None:
     try:
-        submit_and_watch(script, seconds, restore, savepoint_dir)
+        submit_and_watch(script, seconds, restore, savepoint_dir, align_stop)
     except Exception as error:  # a failure of the lab itself: record it and go on with the next job
         mark("FAILED", "lab", json.dumps(java_failure(error)))
 
 
-def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint_dir: str | None) -> None:
-    """Submit one job, let it run `seconds`, then stop it with a savepoint or cancel it."""
+def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint_dir: str | None,
+                     align_stop: list | None) -> None:
+    """Submit one job, let it run `seconds`, then stop it with a savepoint or cancel it.
+    align_stop [size, offset]: stop at `offset` seconds into a `size`-second window, so that the
+    window open at the savepoint holds rows (a stop just after a window fired leaves it empty)."""
     from pyflink.java_gateway import get_gateway
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
@@ -144,6 +148,9 @@ def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint
     if status != "RUNNING":
         return
     if savepoint_dir:
+        if align_stop:
+            size, offset = align_stop
+            time.sleep((offset - time.time() % size) % size)
         jvm = get_gateway().jvm
         canonical = jvm.org.apache.flink.core.execution.SavepointFormatType.CANONICAL
         path = client._j_job_client.stopWithSavepoint(False, savepoint_dir, canonical).get()
@@ -161,7 +168,7 @@ def run_phases(args: argparse.Namespace) -> int:
         mark("PAIR", run_dir.name)
         mark("PHASE", "old")
         run_job((run_dir / "old.sql").read_text(), lab.get("old_seconds", 12), None,
-                f"file://{run_dir / 'savepoints'}")
+                f"file://{run_dir / 'savepoints'}", lab.get("align_stop"))
         savepoints = sorted((run_dir / "savepoints").glob("savepoint-*"))
         if savepoints:
             time.sleep(lab.get("pause_seconds", 0))
@@ -332,26 +339,25 @@ def numeric(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def magnitude_owner(value, column_medians: dict[int, float]) -> int | None:
-    """Which baseline column a value looks like, by order of magnitude; None if unclear."""
-    if not numeric(value) or value <= 0:
-        return None
-    candidates = {j: m for j, m in column_medians.items() if m and m > 0}
-    if len(candidates) < 2:
-        return None
-    distance = sorted((abs(math.log10(value) - math.log10(m)), j) for j, m in candidates.items())
-    if distance[1][0] - distance[0][0] < 0.5:  # less than half a decade apart: cannot tell
-        return None
-    return distance[0][1]
+def swapped_columns(restored: list[dict], baseline: list[dict], columns: list[int]) -> list[str]:
+    """Two value columns whose ratio in the restored rows is the inverse of their ratio in the
+    baseline (e.g. SUM(b) / COUNT(*) is about 150; about 1/150 when the values are swapped). A
+    ratio does not depend on how many rows a window or frame holds, a magnitude would."""
+    def log_ratio(values: list, j: int, k: int) -> float | None:
+        a, b = values[j], values[k]
+        return math.log10(a / b) if numeric(a) and numeric(b) and a > 0 and b > 0 else None
 
-
-def medians(rows: list[dict], columns: list[int]) -> dict[int, float]:
-    result = {}
-    for j in columns:
-        values = sorted(r["values"][j] for r in rows if j < len(r["values"]) and numeric(r["values"][j]))
-        if values:
-            result[j] = values[len(values) // 2]
-    return result
+    problems = []
+    for n, j in enumerate(columns):
+        for k in columns[n + 1:]:
+            usual = sorted(x for x in (log_ratio(r["values"], j, k) for r in baseline) if x is not None)
+            if not usual or abs(usual[len(usual) // 2]) < 0.7:
+                continue  # the two columns are not told apart by their ratio
+            typical = usual[len(usual) // 2]
+            seen = [x for x in (log_ratio(r["values"], j, k) for r in restored) if x is not None]
+            if seen and all(abs(x + typical) < abs(x - typical) for x in seen):
+                problems.append(f"columns {j} and {k} hold each other's values (their ratio is inverted: swapped)")
+    return problems
 
 
 def keys_out_of_range(spec: dict, rows: list[dict]) -> list[str]:
@@ -470,15 +476,12 @@ def judge_window(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str
             problems.append(f"restored window fired with size {sorted(old_sizes)} s; the new query's windows are {sorted(sizes)} s")
     value_columns = [j for j in range(len(restored[0]["values"]))
                      if j not in spec["key"] and j not in (start, end) and restored[0]["values"][j] is not None]
-    col_medians = medians(base["rows"], value_columns)
     for j in value_columns:
         if j not in same:
             if spec.get("state_meaning", "same") == "same":
                 problems.append(f"column {j} (new meaning) computed from the old window's state")
             continue
-        owners = {magnitude_owner(r["values"][j], col_medians) for r in restored} - {None}
-        if owners and owners != {j}:
-            problems.append(f"column {j} has the magnitude of column {sorted(owners)[0]} (values swapped)")
+    problems += swapped_columns(restored, base["rows"], [j for j in value_columns if j in same])
     evidence = [r["text"] for r in restored[:3]]
     if problems:
         return "silently_wrong", "; ".join(dict.fromkeys(problems)), evidence
@@ -503,16 +506,12 @@ def judge_rows(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, 
     problems = []
     if spec.get("state_meaning", "same") != "same":
         problems.append(f"the counter continues from rows before the restart although the state's meaning changed")
-    value_columns = [j for j in range(len(base["rows"][0]["values"])) if j in same or j in spec.get("aggregates", [])]
-    col_medians = medians(base["rows"], value_columns)
     for j in spec.get("aggregates", []):
         if j not in same:
             if spec.get("state_meaning", "same") == "same":
                 problems.append(f"column {j} (new meaning) continues from old state")
             continue
-        owners = {magnitude_owner(firsts[k]["values"][j], col_medians) for k in carried} - {None}
-        if owners and owners != {j}:
-            problems.append(f"column {j} has the magnitude of column {sorted(owners)[0]} (values swapped)")
+    problems += swapped_columns([firsts[k] for k in carried], base["rows"], [j for j in spec.get("aggregates", []) if j in same])
     if problems:
         return "silently_wrong", "; ".join(problems), evidence
     return "state_reused", f"{len(carried)} keys continued counting rows from before the restart", evidence
