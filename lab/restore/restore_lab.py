@@ -574,7 +574,7 @@ def machine() -> str:
         pass
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
     return (f"{platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} cores {cpu}, "
-            f"Python {platform.python_version()}, {java[0] if java else 'java ?'}; local MiniCluster in one JVM per job, "
+            f"Python {platform.python_version()}, {java[0] if java else 'java ?'}; one JVM for a run of pairs with a local MiniCluster per job, "
             f"parallelism 1, hashmap (heap) state backend")
 
 
