@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Writes pairs/<id>.yaml from the compact definitions below (edit here, then run it).
+
+Every pair reads the same datagen table with controlled value ranges, so that columns can be told
+apart by magnitude: a (key) 1..3, b 100..199, c 10000..19999, d 1..3 with nulls, e (second key)
+10..12, f 100..199 as BIGINT (so that SUM(f) has COUNT's type). pt is processing time; ts an event time equal to processing time, with a watermark.
+"""
+
+from pathlib import Path
+
+import yaml
+
+PAIRS = Path(__file__).resolve().parent / "pairs"
+
+SOURCE = """CREATE TABLE MyTable (
+  a INT, b INT, c INT, d INT, e INT, f BIGINT,
+  pt AS PROCTIME(),
+  ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3)),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH (
+  'connector' = 'datagen', 'rows-per-second' = '5',
+  'fields.a.min' = '1', 'fields.a.max' = '3',
+  'fields.b.min' = '100', 'fields.b.max' = '199',
+  'fields.c.min' = '10000', 'fields.c.max' = '19999',
+  'fields.d.min' = '1', 'fields.d.max' = '3', 'fields.d.null-rate' = '0.3',
+  'fields.e.min' = '10', 'fields.e.max' = '12',
+  'fields.f.min' = '100', 'fields.f.max' = '199'
+);
+"""
+
+PY_UDAF = "Python UDAF: the lab runs SQL only, and a Python UDAF's state layout is the UDAF's own; not a question about Flink's planner"
+UNDECLARED = "an undeclared aggregate function cannot run on any Flink: the job does not compile"
+
+
+# One sink for every pair, so that a change of the query is not also a change of the sink: the
+# query fills the columns it names, the others print as null. Printed rows are always
+# [k1, k2, ws, we, v1, v2, v3, v4]: positions 0..7, which the judge specs below refer to.
+SINK = ("CREATE TABLE Sink (k1 INT, k2 INT, ws TIMESTAMP(3), we TIMESTAMP(3),\n"
+        "  v1 BIGINT, v2 BIGINT, v3 BIGINT, v4 BIGINT) WITH ('connector' = 'print');\n")
+K1, K2, WS, WE, V1, V2, V3, V4 = range(8)
+
+
+def sink_columns(outputs: str) -> list[str]:
+    """The sink columns for a query's outputs, named as in `a INT, ws TIMESTAMP(3), cnt BIGINT`:
+    key columns (a, d, e) fill k1, k2; window bounds ws, we; every other output v1.. in order."""
+    keys, values, columns = iter(["k1", "k2"]), iter(["v1", "v2", "v3", "v4"]), []
+    for name in (o.split()[0] for o in outputs.split(",")):
+        columns.append(name if name in ("ws", "we") else next(keys) if name in ("a", "d", "e") else next(values))
+    return columns
+
+
+def script(outputs: str, query: str, sets: str = "") -> str:
+    return f"{sets}{SOURCE}{SINK}INSERT INTO Sink ({', '.join(sink_columns(outputs))})\n{query.strip()};\n"
+
+
+def printed_judge(judge: dict, old_outputs: str, new_outputs: str) -> dict:
+    """Judge specs are written with positions in the query's output; the lab reads printed rows."""
+    order = ["k1", "k2", "ws", "we", "v1", "v2", "v3", "v4"]
+    old_at = [order.index(c) for c in sink_columns(old_outputs)]
+    new_at = [order.index(c) for c in sink_columns(new_outputs)]
+    out = dict(judge)
+    for field in ("key", "aggregates"):
+        if field in out:
+            out[field] = [new_at[i] for i in out[field]]
+    if "old_key" in out:
+        out["old_key"] = [old_at[i] for i in out["old_key"]]
+    for field in ("counter", "window_start", "window_end"):
+        if field in out:
+            out[field] = new_at[out[field]]
+    if "same" in out:
+        out["same"] = {new_at[n]: old_at[o] for n, o in out["same"].items()}
+    if "key_ranges" in out:
+        out["key_ranges"] = {new_at[i]: r for i, r in out["key_ranges"].items()}
+    return out
+
+
+# Group aggregate ------------------------------------------------------------------------------
+GA_SINK = "a INT, cnt BIGINT, total INT"
+GA_OLD = "SELECT a, COUNT(*), SUM(b) FROM MyTable GROUP BY a"
+FILTER_SET = "SET 'table.optimizer.state-compatibility.ignore-filter' = 'true';\n"
+IGNORE_FILTER_NOTE = ("table.optimizer.state-compatibility.ignore-filter is an option of Alibaba's engine; "
+                      "open-source Flink accepts the SET and ignores it, so this runs as the filter change")
+
+
+def ga(pid, title, new_sink, new_query, judge, *, old_sink=GA_SINK, old_query=GA_OLD, rule=None, sets="", **extra):
+    return dict(id=pid, title=title, rule=rule or pid, old=script(old_sink, old_query),
+                new=script(new_sink, new_query, sets), judge=printed_judge(judge, old_sink, new_sink), **extra)
+
+
+CHANGELOG = dict(method="changelog", key=[0])
+
+pairs = [
+    ga("table-aliases-renamed", "Unchanged aggregation, output aliases renamed", GA_SINK,
+       "SELECT a AS k, COUNT(*) AS n, SUM(b) AS s FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 1, 2: 2}), rule="table: unchanged; aliases renamed"),
+    ga("table-count-star-to-count-d", "COUNT(*) becomes COUNT(d) (d has nulls)", GA_SINK,
+       "SELECT a, COUNT(d), SUM(b) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={2: 2}), rule="table: COUNT(*) -> COUNT(d)"),
+    ga("ga-aggregate-added", "Add MAX(d) beside COUNT(*), SUM(b)", "a INT, cnt BIGINT, total INT, mx INT",
+       "SELECT a, COUNT(*), SUM(b), MAX(d) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 1, 2: 2}), table_row="add MAX(d)"),
+    ga("ga-aggregate-removed", "Remove SUM(b)", "a INT, cnt BIGINT",
+       "SELECT a, COUNT(*) FROM MyTable GROUP BY a", dict(CHANGELOG, same={1: 1})),
+    ga("ga-aggregates-reordered", "Reorder to SUM(b), COUNT(*)", "a INT, total INT, cnt BIGINT",
+       "SELECT a, SUM(b), COUNT(*) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 2, 2: 1}), note="SUM(b) of an INT b has an INT accumulator, COUNT(*) a BIGINT one"),
+    ga("ga-aggregates-reordered-same-type", "Reorder COUNT(*), SUM(f) to SUM(f), COUNT(*) (both BIGINT)",
+       "a INT, total BIGINT, cnt BIGINT", "SELECT a, SUM(f), COUNT(*) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 2, 2: 1}), rule="ga-aggregates-reordered", old_sink="a INT, cnt BIGINT, total BIGINT",
+       old_query="SELECT a, COUNT(*), SUM(f) FROM MyTable GROUP BY a", table_row="reorder to SUM(b), COUNT(*)"),
+    ga("ga-key-changed", "GROUP BY a becomes GROUP BY d (same type, overlapping values)", GA_SINK,
+       "SELECT d, COUNT(*), SUM(b) FROM MyTable GROUP BY d",
+       dict(CHANGELOG, state_meaning="changed")),
+    ga("ga-keys-reordered", "GROUP BY a, e becomes GROUP BY e, a", "a INT, e INT, cnt BIGINT, total INT",
+       "SELECT a, e, COUNT(*), SUM(b) FROM MyTable GROUP BY e, a",
+       dict(method="changelog", key=[0, 1], same={2: 2, 3: 3}, key_ranges={0: [1, 3], 1: [10, 12]}),
+       old_sink="a INT, e INT, cnt BIGINT, total INT",
+       old_query="SELECT a, e, COUNT(*), SUM(b) FROM MyTable GROUP BY a, e"),
+    ga("ga-distinct-aggregate-changed", "Add COUNT(DISTINCT d)", "a INT, cnt BIGINT, total INT, nd BIGINT",
+       "SELECT a, COUNT(*), SUM(b), COUNT(DISTINCT d) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 1, 2: 2})),
+    ga("ga-all-aggregates-removed", "Remove every aggregate (GROUP BY a only)", "a INT",
+       "SELECT a FROM MyTable GROUP BY a", dict(method="first_row", key=[0])),
+    ga("ga-first-aggregate-added", "Add COUNT(*), SUM(b) to GROUP BY a", GA_SINK, GA_OLD,
+       dict(CHANGELOG, same={}), old_sink="a INT", old_query="SELECT a FROM MyTable GROUP BY a"),
+    ga("ga-only-aggregate-modified", "The only aggregate SUM(b) becomes MAX(b)", "a INT, mx INT",
+       "SELECT a, MAX(b) FROM MyTable GROUP BY a", dict(CHANGELOG, same={}),
+       old_sink="a INT, total INT", old_query="SELECT a, SUM(b) FROM MyTable GROUP BY a"),
+    ga("ga-no-aggregate-kept", "SUM(b), MAX(c) become MAX(b), SUM(c)", "a INT, mx INT, total INT",
+       "SELECT a, MAX(b), SUM(c) FROM MyTable GROUP BY a", dict(CHANGELOG, same={}),
+       old_sink="a INT, total INT, mx INT", old_query="SELECT a, SUM(b), MAX(c) FROM MyTable GROUP BY a"),
+    dict(id="ga-python-udaf", title="Python UDAF", rule="ga-python-udaf", skipped=PY_UDAF),
+    dict(id="ga-unknown-aggregate-function", title="Undeclared aggregate function",
+         rule="ga-unknown-aggregate-function", skipped=UNDECLARED),
+    ga("ga-no-aggregates", "SELECT DISTINCT a, then with WHERE d > 1", "a INT",
+       "SELECT DISTINCT a FROM MyTable WHERE d > 1", dict(method="first_row", key=[0]),
+       old_sink="a INT", old_query="SELECT DISTINCT a FROM MyTable",
+       note="a distinct key set has no values to mix: a remembered key is the expected result"),
+    ga("ga-input-filter-changed", "Add WHERE d > 1 below the aggregation", GA_SINK,
+       "SELECT a, COUNT(*), SUM(b) FROM MyTable WHERE d > 1 GROUP BY a",
+       dict(CHANGELOG, state_meaning="changed"), table_row="add WHERE d > 1"),
+    ga("ga-input-filter-ignored", "Add WHERE d > 1 with ignore-filter set", GA_SINK,
+       "SELECT a, COUNT(*), SUM(b) FROM MyTable WHERE d > 1 GROUP BY a",
+       dict(CHANGELOG, state_meaning="changed"), sets=FILTER_SET, note=IGNORE_FILTER_NOTE),
+]
+
+# Job-level rows of the table: operator ids ----------------------------------------------------
+UID_OLD_SET = "SET 'table.exec.uid.generation' = 'PLAN_ONLY';\n"
+UID_NEW_SET = "SET 'table.exec.uid.generation' = 'ALWAYS';\n"
+pairs += [
+    dict(id="table-uid-changed", title="Operator uids change (table.exec.uid.generation PLAN_ONLY -> ALWAYS)",
+         rule="table: operator ids differ", old=script(GA_SINK, GA_OLD, UID_OLD_SET),
+         new=script(GA_SINK, GA_OLD, UID_NEW_SET), judge=printed_judge(dict(CHANGELOG, same={1: 1, 2: 2}), GA_SINK, GA_SINK)),
+    dict(id="table-uid-changed-ignore-unclaimed", title="Operator uids change, restored with ignore-unclaimed-state",
+         rule="table: operator ids differ (ignore-unclaimed-state)", old=script(GA_SINK, GA_OLD, UID_OLD_SET),
+         new=script(GA_SINK, GA_OLD, UID_NEW_SET + "SET 'execution.state-recovery.ignore-unclaimed-state' = 'true';\n"),
+         judge=printed_judge(dict(CHANGELOG, same={1: 1, 2: 2}), GA_SINK, GA_SINK)),
+]
+
+# Group window aggregate -----------------------------------------------------------------------
+def tumble(size="5", time="pt"):
+    return f"TUMBLE({time}, INTERVAL '{size}' SECOND)"
+
+
+def props(fn="TUMBLE", args="pt, INTERVAL '5' SECOND"):
+    return f"{fn}_START({args}), {fn}_END({args})"
+
+
+GWA_SINK = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT"
+GWA_OLD = f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble()}"
+WINDOW = dict(method="window", key=[0], window_start=1, window_end=2)
+# Stop the old job 3 s into a 5 s window, so that the window open at the savepoint holds rows.
+WLAB = dict(old_seconds=12, pause_seconds=6, new_seconds=12, align_stop=[5, 3])
+
+
+def gwa(pid, title, new_sink, new_query, judge, *, old_sink=GWA_SINK, old_query=GWA_OLD, sets="", old_sets="",
+        lab=WLAB, rule=None, **extra):
+    return dict(id=pid, title=title, rule=rule or pid, old=script(old_sink, old_query, old_sets),
+                new=script(new_sink, new_query, sets), judge=printed_judge(judge, old_sink, new_sink), lab=lab, **extra)
+
+
+EARLY = "SET 'table.exec.emit.early-fire.enabled' = 'true';\nSET 'table.exec.emit.early-fire.delay' = '{}';\n"
+pairs += [
+    gwa("gwa-aggregate-added", "Add MAX(d) to a 5 s tumbling window", GWA_SINK + ", mx INT",
+        f"SELECT a, {props()}, COUNT(*), SUM(b), MAX(d) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={3: 3, 4: 4})),
+    gwa("gwa-aggregate-removed", "Remove SUM(b)", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT",
+        f"SELECT a, {props()}, COUNT(*) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={3: 3})),
+    gwa("gwa-aggregates-reordered", "Reorder to SUM(b), COUNT(*)", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), total INT, cnt BIGINT",
+        f"SELECT a, {props()}, SUM(b), COUNT(*) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={3: 4, 4: 3})),
+    gwa("gwa-aggregates-reordered-same-type", "Reorder COUNT(*), SUM(f) to SUM(f), COUNT(*) (both BIGINT)",
+        "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), total BIGINT, cnt BIGINT",
+        f"SELECT a, {props()}, SUM(f), COUNT(*) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={3: 4, 4: 3}),
+        rule="gwa-aggregates-reordered", old_query=f"SELECT a, {props()}, COUNT(*), SUM(f) FROM MyTable GROUP BY a, {tumble()}"),
+    gwa("gwa-window-property-changed", "Remove TUMBLE_START from the output", "a INT, we TIMESTAMP(3), cnt BIGINT, total INT",
+        f"SELECT a, TUMBLE_END(pt, INTERVAL '5' SECOND), COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble()}",
+        dict(method="window", key=[0], window_end=1, same={2: 3, 3: 4})),
+    gwa("gwa-window-key-moved", "Move the window to the front of GROUP BY", GWA_SINK,
+        f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY {tumble()}, a", dict(WINDOW, same={3: 3, 4: 4})),
+    gwa("gwa-window-type-changed", "TUMBLE 5 s becomes HOP 5 s slide, 10 s size", GWA_SINK,
+        f"SELECT a, {props('HOP', 'pt, INTERVAL ' + chr(39) + '5' + chr(39) + ' SECOND, INTERVAL ' + chr(39) + '10' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, HOP(pt, INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
+        dict(WINDOW, same={3: 3, 4: 4}), lab=dict(WLAB, new_seconds=14)),
+    gwa("gwa-window-size-changed", "TUMBLE 10 s becomes TUMBLE 20 s", GWA_SINK,
+        f"SELECT a, {props(args='pt, INTERVAL ' + chr(39) + '20' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble('20')}",
+        dict(WINDOW, same={3: 3, 4: 4}),
+        old_query=f"SELECT a, {props(args='pt, INTERVAL ' + chr(39) + '10' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble('10')}",
+        lab=dict(old_seconds=15, pause_seconds=11, new_seconds=24, align_stop=[10, 5]), table_row="TUMBLE 10 s -> 20 s"),
+    gwa("gwa-time-attribute-changed", "Processing time window becomes an event time window", GWA_SINK,
+        f"SELECT a, {props(args='ts, INTERVAL ' + chr(39) + '5' + chr(39) + ' SECOND')}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, {tumble(time='ts')}",
+        dict(WINDOW, same={3: 3, 4: 4})),
+    gwa("gwa-key-changed", "GROUP BY a becomes GROUP BY d", "d INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT",
+        f"SELECT d, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY d, {tumble()}", dict(WINDOW, same={}, state_meaning="changed")),
+    gwa("gwa-keys-reordered", "GROUP BY a, e becomes GROUP BY e, a",
+        "a INT, e INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT",
+        f"SELECT a, e, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY e, a, {tumble()}",
+        dict(method="window", key=[0, 1], window_start=2, window_end=3, same={4: 4, 5: 5}, key_ranges={0: [1, 3], 1: [10, 12]}),
+        old_sink="a INT, e INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT",
+        old_query=f"SELECT a, e, {props()}, COUNT(*), SUM(b) FROM MyTable GROUP BY a, e, {tumble()}"),
+    gwa("gwa-distinct-aggregate-changed", "Add COUNT(DISTINCT d)", GWA_SINK + ", nd BIGINT",
+        f"SELECT a, {props()}, COUNT(*), SUM(b), COUNT(DISTINCT d) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={3: 3, 4: 4})),
+    gwa("gwa-all-aggregates-removed", "Remove every aggregate", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3)",
+        f"SELECT a, {props()} FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={})),
+    gwa("gwa-first-aggregate-added", "Add COUNT(*), SUM(b) to a window without aggregates", GWA_SINK, GWA_OLD,
+        dict(WINDOW, same={}), old_sink="a INT, ws TIMESTAMP(3), we TIMESTAMP(3)",
+        old_query=f"SELECT a, {props()} FROM MyTable GROUP BY a, {tumble()}"),
+    gwa("gwa-only-aggregate-modified", "The only aggregate SUM(b) becomes MAX(b)", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), mx INT",
+        f"SELECT a, {props()}, MAX(b) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={}),
+        old_sink="a INT, ws TIMESTAMP(3), we TIMESTAMP(3), total INT",
+        old_query=f"SELECT a, {props()}, SUM(b) FROM MyTable GROUP BY a, {tumble()}"),
+    gwa("gwa-no-aggregate-kept", "SUM(b), MAX(c) become MAX(b), SUM(c)", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), mx INT, total INT",
+        f"SELECT a, {props()}, MAX(b), SUM(c) FROM MyTable GROUP BY a, {tumble()}", dict(WINDOW, same={}),
+        old_sink="a INT, ws TIMESTAMP(3), we TIMESTAMP(3), total INT, mx INT",
+        old_query=f"SELECT a, {props()}, SUM(b), MAX(c) FROM MyTable GROUP BY a, {tumble()}"),
+    gwa("gwa-emit-config-changed", "Early-fire delay 1 s becomes 2 s", GWA_SINK, GWA_OLD, dict(WINDOW, same={3: 3, 4: 4}),
+        old_sets=EARLY.format("1 s"), sets=EARLY.format("2 s"),
+        note="table.exec.emit.early-fire.* are experimental options of the open-source planner too"),
+    gwa("gwa-emit-fire-enabled", "Early-fire enabled (1 s)", GWA_SINK, GWA_OLD, dict(WINDOW, same={3: 3, 4: 4}),
+        sets=EARLY.format("1 s"), note="table.exec.emit.early-fire.* are experimental options of the open-source planner too"),
+    dict(id="gwa-python-udaf", title="Python UDAF", rule="gwa-python-udaf", skipped=PY_UDAF),
+    dict(id="gwa-unknown-aggregate-function", title="Undeclared aggregate function",
+         rule="gwa-unknown-aggregate-function", skipped=UNDECLARED),
+    gwa("gwa-no-aggregates", "Window without aggregates: TUMBLE_START added", "a INT, ws TIMESTAMP(3), we TIMESTAMP(3)",
+        f"SELECT a, {props()} FROM MyTable GROUP BY a, {tumble()}", dict(method="window", key=[0], window_start=1, window_end=2, same={}),
+        old_sink="a INT, we TIMESTAMP(3)", old_query=f"SELECT a, TUMBLE_END(pt, INTERVAL '5' SECOND) FROM MyTable GROUP BY a, {tumble()}"),
+    gwa("gwa-input-filter-changed", "Add WHERE d > 1 below the window", GWA_SINK,
+        f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable WHERE d > 1 GROUP BY a, {tumble()}",
+        dict(WINDOW, same={}, state_meaning="changed")),
+    gwa("gwa-input-filter-ignored", "Add WHERE d > 1 with ignore-filter set", GWA_SINK,
+        f"SELECT a, {props()}, COUNT(*), SUM(b) FROM MyTable WHERE d > 1 GROUP BY a, {tumble()}",
+        dict(WINDOW, same={}, state_meaning="changed"), sets=FILTER_SET, note=IGNORE_FILTER_NOTE),
+]
+
+# OVER aggregate ---------------------------------------------------------------------------------
+W = "OVER (PARTITION BY a ORDER BY pt RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW)"
+OVER_SINK = "a INT, b INT, cnt BIGINT, total INT"
+OVER_OLD = f"SELECT a, b, COUNT(*) {W}, SUM(b) {W} FROM MyTable"
+ROWS = dict(method="rows", key=[0], counter=2, aggregates=[2, 3])
+
+
+def over(pid, title, new_sink, new_query, judge, *, old_sink=OVER_SINK, old_query=OVER_OLD, sets="", **extra):
+    return dict(id=pid, title=title, rule=pid, old=script(old_sink, old_query), new=script(new_sink, new_query, sets),
+                judge=printed_judge(judge, old_sink, new_sink), lab=dict(old_seconds=12, new_seconds=8), **extra)
+
+
+def rows_w(n, part="a"):
+    return f"OVER (PARTITION BY {part} ORDER BY pt ROWS BETWEEN {n} PRECEDING AND CURRENT ROW)"
+
+
+pairs += [
+    over("over-aggregate-added", "Add MIN(b) over the same window", OVER_SINK + ", mn INT",
+         f"SELECT a, b, COUNT(*) {W}, SUM(b) {W}, MIN(b) {W} FROM MyTable", dict(ROWS, same={2: 2, 3: 3})),
+    over("over-aggregate-removed", "Remove SUM(b)", "a INT, b INT, cnt BIGINT",
+         f"SELECT a, b, COUNT(*) {W} FROM MyTable", dict(ROWS, aggregates=[2], same={2: 2})),
+    over("over-aggregates-reordered", "Reorder to SUM(b), COUNT(*)", "a INT, b INT, total INT, cnt BIGINT",
+         f"SELECT a, b, SUM(b) {W}, COUNT(*) {W} FROM MyTable", dict(ROWS, counter=3, same={2: 3, 3: 2})),
+    dict(over("over-aggregates-reordered-same-type", "Reorder COUNT(*), SUM(f) to SUM(f), COUNT(*) (both BIGINT)",
+              "a INT, b INT, total BIGINT, cnt BIGINT", f"SELECT a, b, SUM(f) {W}, COUNT(*) {W} FROM MyTable",
+              dict(ROWS, counter=3, same={2: 3, 3: 2}), old_query=f"SELECT a, b, COUNT(*) {W}, SUM(f) {W} FROM MyTable"),
+         rule="over-aggregates-reordered"),
+    over("over-distinct-aggregate-changed", "Add COUNT(DISTINCT b)", OVER_SINK + ", nd BIGINT",
+         f"SELECT a, b, COUNT(*) {W}, SUM(b) {W}, COUNT(DISTINCT b) {W} FROM MyTable", dict(ROWS, same={2: 2, 3: 3})),
+    over("over-no-aggregate-kept", "COUNT(*), SUM(b) become COUNT(b), MIN(b)", "a INT, b INT, cnt BIGINT, mn INT",
+         f"SELECT a, b, COUNT(b) {W}, MIN(b) {W} FROM MyTable", dict(ROWS, same={})),
+    over("over-input-schema-changed", "Select c as well (the stored input rows gain a column)", "a INT, b INT, c INT, cnt BIGINT, total INT",
+         f"SELECT a, b, c, COUNT(*) {W}, SUM(b) {W} FROM MyTable", dict(ROWS, counter=3, aggregates=[3, 4], same={3: 2, 4: 3})),
+    over("over-partition-changed", "PARTITION BY a becomes PARTITION BY d", "d INT, b INT, cnt BIGINT, total INT",
+         f"SELECT d, b, COUNT(*) {W.replace('BY a', 'BY d')}, SUM(b) {W.replace('BY a', 'BY d')} FROM MyTable",
+         dict(ROWS, same={}, state_meaning="changed")),
+    over("over-order-changed", "ORDER BY processing time becomes ORDER BY event time", OVER_SINK,
+         f"SELECT a, b, COUNT(*) {W.replace('pt', 'ts')}, SUM(b) {W.replace('pt', 'ts')} FROM MyTable",
+         dict(ROWS, same={2: 2, 3: 3}, cannot_tell="the stored rows are reused under the event-time ordering, but the "
+              "lab's event time equals processing time, so whether results are right (rows ordered and expired by "
+              "their processing time) only shows with late or out-of-order data")),
+    over("over-frame-changed", "ROWS 2 PRECEDING becomes ROWS 5 PRECEDING", OVER_SINK,
+         f"SELECT a, b, COUNT(*) {rows_w(5)}, SUM(b) {rows_w(5)} FROM MyTable", dict(ROWS, same={}, state_meaning="changed"),
+         old_query=f"SELECT a, b, COUNT(*) {rows_w(2)}, SUM(b) {rows_w(2)} FROM MyTable",
+         note="a wider frame over a state that kept only the last 3 rows: the first results after restore count fewer rows than the frame holds"),
+    dict(id="over-python-udaf", title="Python UDAF", rule="over-python-udaf", skipped=PY_UDAF),
+    dict(id="over-unknown-aggregate-function", title="Undeclared aggregate function",
+         rule="over-unknown-aggregate-function", skipped=UNDECLARED),
+    over("over-input-filter-changed", "Add WHERE d > 1 below the OVER aggregate", OVER_SINK,
+         f"SELECT a, b, COUNT(*) {W}, SUM(b) {W} FROM MyTable WHERE d > 1", dict(ROWS, same={}, state_meaning="changed")),
+    over("over-input-filter-ignored", "Add WHERE d > 1 with ignore-filter set", OVER_SINK,
+         f"SELECT a, b, COUNT(*) {W}, SUM(b) {W} FROM MyTable WHERE d > 1", dict(ROWS, same={}, state_meaning="changed"),
+         sets=FILTER_SET, note=IGNORE_FILTER_NOTE),
+]
+
+# Deduplication ----------------------------------------------------------------------------------
+def dedup(fields, order="pt ASC", part="a", where=""):
+    return (f"SELECT {fields} FROM (\n  SELECT *, ROW_NUMBER() OVER (PARTITION BY {part} ORDER BY {order}) AS rk\n"
+            f"  FROM MyTable{where})\nWHERE rk = 1")
+
+
+FIRST = dict(method="first_row", key=[0])
+
+
+def dd(pid, title, new_sink, new_query, judge, *, old_sink="a INT, b INT, c INT", old_query=None, sets="", rule=None, **extra):
+    return dict(id=pid, title=title, rule=rule or pid, old=script(old_sink, old_query or dedup("a, b, c")),
+                new=script(new_sink, new_query, sets), judge=printed_judge(judge, old_sink, new_sink),
+                lab=dict(old_seconds=10, new_seconds=8), **extra)
+
+
+pairs += [
+    dd("dedup-input-schema-changed", "Keep first row (proctime ASC): add d to the selected fields", "a INT, b INT, c INT, d INT",
+       dedup("a, b, c, d"), FIRST, table_row="dedup (proctime ASC): add a selected field"),
+    dd("dedup-input-schema-changed-desc", "Keep last row (proctime DESC): add d to the selected fields", "a INT, b INT, c INT, d INT",
+       dedup("a, b, c, d", "pt DESC"), dict(CHANGELOG, same={1: 1, 2: 2}), rule="dedup-input-schema-changed",
+       old_query=dedup("a, b, c", "pt DESC")),
+    dd("dedup-output-changed", "Keep first row: b + 1 computed above the deduplication", "a INT, b INT, c INT",
+       "SELECT a, b + 1 AS b, c FROM (\n  SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY pt ASC) AS rk\n  FROM MyTable)\nWHERE rk = 1",
+       FIRST),
+    dd("dedup-partition-keys-reordered", "Keep first row: PARTITION BY a, e becomes PARTITION BY e, a", "a INT, e INT, b INT",
+       dedup("a, e, b", part="e, a"), dict(method="first_row", key=[0, 1]),
+       old_sink="a INT, e INT, b INT", old_query=dedup("a, e, b", part="a, e")),
+    dd("dedup-partition-keys-changed", "Keep first row: PARTITION BY a becomes PARTITION BY d", "d INT, b INT, c INT",
+       dedup("d, b, c", part="d"), dict(FIRST, state_meaning="changed")),
+    dd("dedup-order-changed", "Keep first row (proctime ASC) becomes keep last row (proctime DESC)", "a INT, b INT, c INT",
+       dedup("a, b, c", "pt DESC"), dict(CHANGELOG, same={}, state_meaning="changed")),
+    dd("dedup-input-filter-changed", "Keep first row: WHERE d > 1 added below the deduplication", "a INT, b INT, c INT",
+       dedup("a, b, c", where=" WHERE d > 1"), dict(FIRST, state_meaning="changed")),
+    dd("dedup-input-filter-ignored", "Keep first row: WHERE d > 1 with ignore-filter set", "a INT, b INT, c INT",
+       dedup("a, b, c", where=" WHERE d > 1"), dict(FIRST, state_meaning="changed"), sets=FILTER_SET, note=IGNORE_FILTER_NOTE),
+]
+
+
+class Literal(str):
+    pass
+
+
+yaml.SafeDumper.add_representer(Literal, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|"))
+
+if __name__ == "__main__":
+    PAIRS.mkdir(exist_ok=True)
+    for old in PAIRS.glob("*.yaml"):
+        old.unlink()
+    for pair in pairs:
+        if "judge" in pair and pair["judge"].get("state_meaning") == "changed":
+            pair["judge"].pop("same", None)
+        for side in ("old", "new"):
+            if side in pair:
+                pair[side] = Literal(pair[side])
+        (PAIRS / f"{pair['id']}.yaml").write_text(yaml.safe_dump(pair, sort_keys=False, width=120, allow_unicode=True))
+    print(f"wrote {len(pairs)} pairs")
