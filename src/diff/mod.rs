@@ -187,6 +187,8 @@ pub struct Job<'a> {
     pub old: &'a Plan,
     pub new: &'a Plan,
     pub config: Value,
+    /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
+    pub temporary_tables_changed: Vec<String>,
 }
 
 impl<'a> Job<'a> {
@@ -195,6 +197,7 @@ impl<'a> Job<'a> {
             old,
             new,
             config: config_facts(old, new),
+            temporary_tables_changed: temporary_tables_changed(old, new),
         }
     }
 }
@@ -210,7 +213,6 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
         "changed_functions": changed_functions(old, new),
-        "temporary_tables_changed": temporary_tables_changed(old, new),
     })
 }
 
@@ -397,6 +399,18 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     add_relations(&mut facts, &old, &new);
     facts.insert("config".into(), job.config.clone());
     facts.insert("changed_items".into(), json!(changed_items(pair)));
+    // Only a query whose sink table was deleted needs them (and a job may change thousands).
+    let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
+    let deleted_sink = pair.old.and_then(|q| q.sink.as_deref());
+    let others: Vec<&String> = if sink_deleted {
+        job.temporary_tables_changed
+            .iter()
+            .filter(|t| Some(t.as_str()) != deleted_sink)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    facts.insert("other_temporary_tables_changed".into(), json!(others));
     Value::Object(facts)
 }
 

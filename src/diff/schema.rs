@@ -261,11 +261,6 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             FactType::List(Box::new(FactType::String)),
             "functions of the old job removed or declared again with another class or language",
         ),
-        (
-            "temporary_tables_changed",
-            FactType::List(Box::new(FactType::String)),
-            "TEMPORARY TABLEs of the old script removed or declared otherwise in the new one",
-        ),
     ]
 }
 
@@ -319,11 +314,18 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
 /// Facts of a pair as a whole, beside `old`, `new`, the relations and `config`.
 pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)> {
     match operator {
-        "query" => vec![(
-            "changed_items",
-            strings(),
-            "the items changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
-        )],
+        "query" => vec![
+            (
+                "changed_items",
+                strings(),
+                "the items changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+            ),
+            (
+                "other_temporary_tables_changed",
+                strings(),
+                "when the query's sink table was deleted: the other TEMPORARY TABLEs removed or declared otherwise",
+            ),
+        ],
         "source" => vec![
             (
                 "both_declared",
