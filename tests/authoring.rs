@@ -2,22 +2,13 @@
 //! docs/rule-file.schema.json, every mistake of a broken rule file is reported at its place,
 //! and `rules show` gives a case that fires the rule.
 
+#[allow(dead_code)]
+mod support;
 use flink_compat::error::Error;
 use flink_compat::rules::{facts_doc, RuleSet};
 use serde_json::Value;
-use std::process::Command;
 
-fn cli(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_flink-compat"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use support::cli::run as cli;
 
 #[test]
 fn docs_facts_md_is_the_output_of_rules_facts() {

@@ -3,13 +3,14 @@
 //! (tests/schemas/sarif-schema-2.1.0.json, from the OASIS sarif-spec repository), and
 //! GitHub annotations point at the clause in the new script.
 
+#[allow(dead_code)]
+mod support;
 use flink_compat::cases;
 use flink_compat::check::check;
 use flink_compat::report::{github, json, sarif, Report};
 use flink_compat::rules::RuleSet;
 use flink_compat::source::SourceFile;
 use serde_json::Value;
-use std::process::Command;
 use std::sync::OnceLock;
 
 fn rules() -> &'static RuleSet {
@@ -140,17 +141,7 @@ fn github_annotations_carry_file_line_and_column_of_the_new_script() {
     );
 }
 
-fn run_cli(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_flink-compat"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use support::cli::run as run_cli;
 
 fn broken_sql() -> tempfile_path::TempPath {
     tempfile_path::write(

@@ -2,6 +2,7 @@
 //! with a verdict, never with a crash or a hang. Big inputs are generated at test time in
 //! cargo's temporary directory for integration tests.
 
+#[allow(dead_code)]
 mod support;
 
 use flink_compat::limits::{

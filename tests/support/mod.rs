@@ -1,3 +1,4 @@
 //! Helpers shared by the integration tests (and the benchmarks).
 
+pub mod cli;
 pub mod deployment;
