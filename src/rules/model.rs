@@ -64,6 +64,9 @@ pub struct ProfileDef {
     /// Why inherited rules are mapped (shown as the rule's derivation).
     #[serde(default)]
     pub inherited_reason: Option<String>,
+    /// The failure mode an inherited rule that ends `incompatible` names when it names none.
+    #[serde(default)]
+    pub inherited_failure_mode: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

@@ -4,7 +4,7 @@
 
 use super::load::parse_yaml;
 use super::model::ProfileDef;
-use super::{Rule, RuleVerdict, BUILTIN};
+use super::{FailureMode, Rule, RuleFailureMode, RuleVerdict, BUILTIN};
 use crate::error::{Error, Result};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
@@ -21,6 +21,8 @@ pub struct Profile {
     /// Verdict of an inherited rule here, by its verdict in the base profile.
     pub inherited: BTreeMap<Verdict, Verdict>,
     pub inherited_reason: Option<String>,
+    /// The failure mode of an inherited `incompatible` rule that names none.
+    pub inherited_failure_mode: Option<FailureMode>,
     /// The profile's rule files: (path, text).
     pub files: Vec<(&'static str, &'static str)>,
 }
@@ -46,6 +48,34 @@ impl Profile {
                 ),
                 None => format!("inherited from {} with another verdict", rule.profile),
             });
+        }
+        if let (Some(mode), None) = (self.inherited_failure_mode, &rule.failure_mode) {
+            rule.failure_mode = match &rule.verdict {
+                RuleVerdict::One(Verdict::Incompatible) => Some(RuleFailureMode::One(mode)),
+                RuleVerdict::ByMode { path, verdicts } => {
+                    let modes: BTreeMap<String, FailureMode> = verdicts
+                        .iter()
+                        .filter(|(_, v)| **v == Verdict::Incompatible)
+                        .map(|(m, _)| (m.clone(), mode))
+                        .collect();
+                    (!modes.is_empty()).then(|| RuleFailureMode::ByMode {
+                        path: path.clone(),
+                        modes,
+                    })
+                }
+                RuleVerdict::One(_) => None,
+            };
+            if rule.failure_mode.is_some() {
+                let assumed = format!(
+                    "on {} the failure mode {} is assumed, not measured: the more severe of a failed restore and wrong numbers",
+                    self.name,
+                    mode.name()
+                );
+                rule.derived = Some(match rule.derived.take() {
+                    Some(why) => format!("{why}; {assumed}"),
+                    None => assumed,
+                });
+            }
         }
     }
 }
@@ -129,12 +159,29 @@ fn profile_of(file: &SourceFile) -> Result<Profile> {
         .filter(|(path, _)| folder(path) == Some(name.as_str()) && !path.ends_with("/profile.yaml"))
         .copied()
         .collect();
+    let inherited_failure_mode = match &def.inherited_failure_mode {
+        None => None,
+        Some(mode) => Some(FailureMode::from_name(&mode.value).ok_or_else(|| {
+            Error::located(
+                "profile",
+                file,
+                ByteSpan::new(0, file.text.len().min(1)),
+                format!(
+                    "unknown failure mode `{}` in `inherited_failure_mode`",
+                    mode.value
+                ),
+                "here",
+                Some("one of: restore_fails, silently_wrong, state_dropped".into()),
+            )
+        })?),
+    };
     Ok(Profile {
         name,
         description: def.description,
         extends: def.extends.map(|e| e.value),
         inherited,
         inherited_reason: def.inherited_reason,
+        inherited_failure_mode,
         files,
     })
 }
