@@ -44,6 +44,13 @@ pub enum CExpr {
 }
 
 impl CExpr {
+    pub fn column(table: &str, column: &str) -> CExpr {
+        CExpr::Column {
+            table: table.to_string(),
+            column: column.to_string(),
+        }
+    }
+
     pub fn call(name: &str, args: Vec<CExpr>) -> CExpr {
         CExpr::Call {
             name: name.to_uppercase(),
@@ -72,22 +79,28 @@ impl CExpr {
         }
     }
 
+    /// The expressions directly beneath this one.
+    pub fn children(&self) -> Vec<&CExpr> {
+        match self {
+            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => args.iter().collect(),
+            CExpr::Binary { left, right, .. } => vec![left, right],
+            CExpr::Unary { operand, .. } => vec![operand],
+            CExpr::Column { .. }
+            | CExpr::AllColumns { .. }
+            | CExpr::Derived(_)
+            | CExpr::Literal(_)
+            | CExpr::Interval { .. } => Vec::new(),
+        }
+    }
+
     /// The source columns the expression reads: (table instance, column).
     pub fn source_columns(&self, out: &mut Vec<(String, String)>) {
         match self {
             CExpr::Column { table, column } => out.push((table.clone(), column.clone())),
-            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-                args.iter().for_each(|a| a.source_columns(out))
-            }
-            CExpr::Binary { left, right, .. } => {
-                left.source_columns(out);
-                right.source_columns(out);
-            }
-            CExpr::Unary { operand, .. } => operand.source_columns(out),
-            CExpr::AllColumns { .. }
-            | CExpr::Derived(_)
-            | CExpr::Literal(_)
-            | CExpr::Interval { .. } => {}
+            other => other
+                .children()
+                .into_iter()
+                .for_each(|c| c.source_columns(out)),
         }
     }
 

@@ -53,7 +53,7 @@ impl Side {
             .collect();
         let mut read = Vec::new();
         for term in terms {
-            open_columns(term, &mut read);
+            term.source_columns(&mut read);
         }
         for (table, column) in read {
             if self.open_tables.contains(&table) {
@@ -94,15 +94,10 @@ fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
         CExpr::Derived(text) => {
             out.insert(format!("derived:{text}"));
         }
-        CExpr::Literal(_) | CExpr::Interval { .. } => {}
-        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-            args.iter().for_each(|a| collect_atoms(a, out));
-        }
-        CExpr::Binary { left, right, .. } => {
-            collect_atoms(left, out);
-            collect_atoms(right, out);
-        }
-        CExpr::Unary { operand, .. } => collect_atoms(operand, out),
+        other => other
+            .children()
+            .into_iter()
+            .for_each(|c| collect_atoms(c, out)),
     }
 }
 
@@ -387,21 +382,5 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
         table,
         async_lookup: hinted || option,
         try_resolve,
-    }
-}
-
-/// The columns of tables without DDL a term reads, as (table instance, column).
-fn open_columns(expr: &CExpr, out: &mut Vec<(String, String)>) {
-    match expr {
-        CExpr::Column { table, column } => out.push((table.clone(), column.clone())),
-        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-            args.iter().for_each(|a| open_columns(a, out));
-        }
-        CExpr::Binary { left, right, .. } => {
-            open_columns(left, out);
-            open_columns(right, out);
-        }
-        CExpr::Unary { operand, .. } => open_columns(operand, out),
-        _ => {}
     }
 }

@@ -33,15 +33,7 @@ fn offset(expr: &CExpr) -> Option<(String, i128)> {
 fn leaves(expr: &CExpr, out: &mut Vec<String>) {
     match expr {
         CExpr::Column { .. } => out.push(expr.canonical()),
-        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-            args.iter().for_each(|a| leaves(a, out))
-        }
-        CExpr::Binary { left, right, .. } => {
-            leaves(left, out);
-            leaves(right, out);
-        }
-        CExpr::Unary { operand, .. } => leaves(operand, out),
-        _ => {}
+        other => other.children().into_iter().for_each(|c| leaves(c, out)),
     }
 }
 
@@ -147,13 +139,6 @@ pub fn time_bounds(
 mod tests {
     use super::*;
 
-    fn col(t: &str, c: &str) -> CExpr {
-        CExpr::Column {
-            table: t.into(),
-            column: c.into(),
-        }
-    }
-
     fn shifted(c: CExpr, op: &str, millis: i128) -> CExpr {
         CExpr::Binary {
             op: op.into(),
@@ -175,29 +160,29 @@ mod tests {
         let between = CExpr::Call {
             name: "BETWEEN".into(),
             args: vec![
-                col("o", "ts"),
-                shifted(col("s", "ts"), "-", 60_000),
-                col("s", "ts"),
+                CExpr::column("o", "ts"),
+                shifted(CExpr::column("s", "ts"), "-", 60_000),
+                CExpr::column("s", "ts"),
             ],
         };
         let ge = CExpr::Binary {
             op: ">=".into(),
-            left: Box::new(col("o", "ts")),
-            right: Box::new(shifted(col("s", "ts"), "-", 60_000)),
+            left: Box::new(CExpr::column("o", "ts")),
+            right: Box::new(shifted(CExpr::column("s", "ts"), "-", 60_000)),
         };
         let le = CExpr::Binary {
             op: "<=".into(),
-            left: Box::new(col("o", "ts")),
-            right: Box::new(col("s", "ts")),
+            left: Box::new(CExpr::column("o", "ts")),
+            right: Box::new(CExpr::column("s", "ts")),
         };
         assert_eq!(bounds(vec![between]), bounds(vec![ge, le]));
         assert_eq!(
             bounds(vec![CExpr::Call {
                 name: "BETWEEN".into(),
                 args: vec![
-                    col("o", "ts"),
-                    shifted(col("s", "ts"), "-", 60_000),
-                    col("s", "ts")
+                    CExpr::column("o", "ts"),
+                    shifted(CExpr::column("s", "ts"), "-", 60_000),
+                    CExpr::column("s", "ts")
                 ],
             }]),
             vec!["o.ts BETWEEN s.ts - INTERVAL '1' MINUTE AND s.ts"]
@@ -208,8 +193,8 @@ mod tests {
     fn a_bound_on_one_side_only_is_a_regular_join_condition() {
         let lt = CExpr::Binary {
             op: "<".into(),
-            left: Box::new(col("o", "ts")),
-            right: Box::new(col("s", "ts")),
+            left: Box::new(CExpr::column("o", "ts")),
+            right: Box::new(CExpr::column("s", "ts")),
         };
         assert!(bounds(vec![lt]).is_empty());
     }
@@ -218,8 +203,8 @@ mod tests {
     fn a_condition_without_both_time_attributes_is_not_a_bound() {
         let eq = CExpr::Binary {
             op: "=".into(),
-            left: Box::new(col("o", "id")),
-            right: Box::new(col("s", "id")),
+            left: Box::new(CExpr::column("o", "id")),
+            right: Box::new(CExpr::column("s", "id")),
         };
         assert!(bounds(vec![eq]).is_empty());
     }

@@ -105,17 +105,7 @@ pub struct SelectSpans {
 /// The canonical text of an expression and of each of its parts.
 fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
     out.insert(expr.canonical());
-    match expr {
-        CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
-            args.iter().for_each(|a| subtrees(a, out));
-        }
-        CExpr::Binary { left, right, .. } => {
-            subtrees(left, out);
-            subtrees(right, out);
-        }
-        CExpr::Unary { operand, .. } => subtrees(operand, out),
-        _ => {}
-    }
+    expr.children().into_iter().for_each(|c| subtrees(c, out));
 }
 
 fn input_fact(side: &Side, used: &BTreeSet<String>) -> Vec<String> {
@@ -217,13 +207,6 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
 mod tests {
     use super::*;
 
-    fn col(t: &str, c: &str) -> CExpr {
-        CExpr::Column {
-            table: t.into(),
-            column: c.into(),
-        }
-    }
-
     fn binary(op: &str, left: CExpr, right: CExpr) -> CExpr {
         CExpr::Binary {
             op: op.into(),
@@ -235,19 +218,19 @@ mod tests {
     #[test]
     fn equality_sides_and_comparison_directions_do_not_matter() {
         let one = [
-            binary("=", col("a", "x"), col("b", "y")),
-            binary(">", col("a", "t"), col("b", "t")),
+            binary("=", CExpr::column("a", "x"), CExpr::column("b", "y")),
+            binary(">", CExpr::column("a", "t"), CExpr::column("b", "t")),
         ];
         let other = [
-            binary("<", col("b", "t"), col("a", "t")),
-            binary("=", col("b", "y"), col("a", "x")),
+            binary("<", CExpr::column("b", "t"), CExpr::column("a", "t")),
+            binary("=", CExpr::column("b", "y"), CExpr::column("a", "x")),
         ];
         assert_eq!(canonical_terms(&one), canonical_terms(&other));
     }
 
     #[test]
     fn a_literal_stays_on_the_right() {
-        let term = binary("<", CExpr::Literal("10".into()), col("b", "sid"));
+        let term = binary("<", CExpr::Literal("10".into()), CExpr::column("b", "sid"));
         assert_eq!(canonical_terms(&[term]), vec!["b.sid > 10"]);
     }
 }
