@@ -157,19 +157,6 @@ fn indented(text: &str) -> String {
         .join("\n")
 }
 
-fn failure_mode_text(mode: &crate::rules::RuleFailureMode) -> String {
-    match mode {
-        crate::rules::RuleFailureMode::One(m) => m.name().to_string(),
-        crate::rules::RuleFailureMode::ByMode { path, modes } => {
-            let parts: Vec<String> = modes
-                .iter()
-                .map(|(k, m)| format!("{k}: {}", m.name()))
-                .collect();
-            format!("by {path}: {}", parts.join(", "))
-        }
-    }
-}
-
 fn parse_setting(text: &str) -> std::result::Result<(String, String), String> {
     let (key, value) = text
         .split_once('=')
@@ -330,7 +317,10 @@ fn execute(cli: Cli) -> Result<i32> {
                         outln!("  derived:  {d}");
                     }
                     if let Some(mode) = &rule.failure_mode {
-                        outln!("  failure mode: {}", failure_mode_text(mode));
+                        outln!(
+                            "  failure mode: {}",
+                            mode.text(crate::rules::FailureMode::name)
+                        );
                     }
                     outln!("  profile:  {}", rule.profile);
                     if let Some(e) = &rule.example {

@@ -2,7 +2,7 @@
 //! reports every error of every file at once, pointing into the YAML.
 
 use super::model::{RuleDef, RuleFile, VerdictDef};
-use super::{FailureMode, Rule, RuleFailureMode, RuleSet, RuleVerdict};
+use super::{ByMode, FailureMode, Rule, RuleSet};
 use crate::diff::schema;
 use crate::error::{Error, Result};
 use crate::limits::{MAX_RULES, MAX_YAML_BYTES};
@@ -269,14 +269,7 @@ fn compile_rule(
             "verdict",
             Verdict::from_name,
             &mut errors,
-        )
-        .map(|v| match v {
-            ByMode::One(v) => RuleVerdict::One(v),
-            ByMode::Map { path, values } => RuleVerdict::ByMode {
-                path,
-                verdicts: values,
-            },
-        }),
+        ),
         None => base.map(|b| b.verdict.clone()),
     };
     let failure_mode = match &def.failure_mode {
@@ -287,14 +280,7 @@ fn compile_rule(
             "failure mode",
             FailureMode::from_name,
             &mut errors,
-        )
-        .map(|m| match m {
-            ByMode::One(m) => RuleFailureMode::One(m),
-            ByMode::Map { path, values } => RuleFailureMode::ByMode {
-                path,
-                modes: values,
-            },
-        }),
+        ),
         None => base.and_then(|b| b.failure_mode.clone()),
     };
     let (Some(change), Some(when), Some(message), Some(verdict), true) =
@@ -333,15 +319,7 @@ fn compile_rule(
     })
 }
 
-/// A value given once, or per mode of the file's `verdict_by` fact.
-enum ByMode<T> {
-    One(T),
-    Map {
-        path: String,
-        values: BTreeMap<String, T>,
-    },
-}
-
+/// A verdict or failure mode given once, or per mode of the file's `verdict_by` fact.
 fn by_mode<T>(
     file: &SourceFile,
     spanned: &Spanned<VerdictDef>,

@@ -20,15 +20,57 @@ use std::path::Path;
 /// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
 pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 
-#[derive(Debug, Clone)]
-pub enum RuleVerdict {
-    One(Verdict),
-    /// The verdict depends on a fact's value (the deduplication mode matrix).
-    ByMode {
+/// A value given once, or chosen by the value of a fact (the deduplication mode matrix).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ByMode<T> {
+    One(T),
+    Map {
         path: String,
-        verdicts: BTreeMap<String, Verdict>,
+        values: BTreeMap<String, T>,
     },
 }
+
+impl<T: Copy> ByMode<T> {
+    /// The value for these facts; `None` for a mode the map does not list.
+    pub fn for_facts(&self, facts: &Value) -> Option<T> {
+        match self {
+            ByMode::One(v) => Some(*v),
+            ByMode::Map { path, values } => {
+                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
+                values.get(mode).copied()
+            }
+        }
+    }
+
+    pub fn map<U>(&self, f: impl Fn(T) -> U) -> ByMode<U> {
+        match self {
+            ByMode::One(v) => ByMode::One(f(*v)),
+            ByMode::Map { path, values } => ByMode::Map {
+                path: path.clone(),
+                values: values.iter().map(|(m, v)| (m.clone(), f(*v))).collect(),
+            },
+        }
+    }
+
+    /// `value`, or `by path: mode: value, ...`.
+    pub fn text(&self, name: impl Fn(T) -> &'static str) -> String {
+        match self {
+            ByMode::One(v) => name(*v).to_string(),
+            ByMode::Map { path, values } => {
+                let parts: Vec<String> = values
+                    .iter()
+                    .map(|(m, v)| format!("{m}: {}", name(*v)))
+                    .collect();
+                format!("by {path}: {}", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// A rule's verdict: one, or one per mode.
+pub type RuleVerdict = ByMode<Verdict>;
+/// A rule's failure mode: one, or one per mode.
+pub type RuleFailureMode = ByMode<FailureMode>;
 
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -80,47 +122,19 @@ impl FailureMode {
     }
 }
 
-#[derive(Debug, Clone)]
-pub enum RuleFailureMode {
-    One(FailureMode),
-    ByMode {
-        path: String,
-        modes: BTreeMap<String, FailureMode>,
-    },
-}
-
 impl Rule {
     /// The verdict for these facts; a mode the rule does not list is `unknown`.
     pub fn verdict_for(&self, facts: &Value) -> Verdict {
-        match &self.verdict {
-            RuleVerdict::One(v) => *v,
-            RuleVerdict::ByMode { path, verdicts } => {
-                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
-                verdicts.get(mode).copied().unwrap_or(Verdict::Unknown)
-            }
-        }
+        self.verdict.for_facts(facts).unwrap_or(Verdict::Unknown)
     }
 
     /// The failure mode for these facts, when the rule names one.
     pub fn failure_mode_for(&self, facts: &Value) -> Option<FailureMode> {
-        match self.failure_mode.as_ref()? {
-            RuleFailureMode::One(m) => Some(*m),
-            RuleFailureMode::ByMode { path, modes } => {
-                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
-                modes.get(mode).copied()
-            }
-        }
+        self.failure_mode.as_ref()?.for_facts(facts)
     }
 
     pub fn verdict_text(&self) -> String {
-        match &self.verdict {
-            RuleVerdict::One(v) => v.name().to_string(),
-            RuleVerdict::ByMode { path, verdicts } => {
-                let parts: Vec<String> =
-                    verdicts.iter().map(|(m, v)| format!("{m}: {v}")).collect();
-                format!("by {path}: {}", parts.join(", "))
-            }
-        }
+        self.verdict.text(Verdict::name)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::load::parse_yaml;
 use super::model::ProfileDef;
-use super::{FailureMode, Rule, RuleFailureMode, RuleVerdict, BUILTIN};
+use super::{ByMode, FailureMode, Rule, BUILTIN};
 use crate::error::{Error, Result};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
@@ -32,38 +32,32 @@ impl Profile {
     pub fn inherit(&self, rule: &mut Rule) {
         let map = |v: Verdict| self.inherited.get(&v).copied().unwrap_or(v);
         let before = rule.verdict.clone();
-        rule.verdict = match &rule.verdict {
-            RuleVerdict::One(v) => RuleVerdict::One(map(*v)),
-            RuleVerdict::ByMode { path, verdicts } => RuleVerdict::ByMode {
-                path: path.clone(),
-                verdicts: verdicts.iter().map(|(m, v)| (m.clone(), map(*v))).collect(),
-            },
-        };
-        if format!("{before:?}") != format!("{:?}", rule.verdict) {
+        rule.verdict = rule.verdict.map(map);
+        if before != rule.verdict {
             rule.derived = Some(match &self.inherited_reason {
                 Some(reason) => format!(
                     "{reason} (the {} rule says {})",
                     rule.profile,
-                    verdict_text(&before)
+                    before.text(Verdict::name)
                 ),
                 None => format!("inherited from {} with another verdict", rule.profile),
             });
         }
         if let (Some(mode), None) = (self.inherited_failure_mode, &rule.failure_mode) {
             rule.failure_mode = match &rule.verdict {
-                RuleVerdict::One(Verdict::Incompatible) => Some(RuleFailureMode::One(mode)),
-                RuleVerdict::ByMode { path, verdicts } => {
-                    let modes: BTreeMap<String, FailureMode> = verdicts
+                ByMode::One(Verdict::Incompatible) => Some(ByMode::One(mode)),
+                ByMode::Map { path, values } => {
+                    let modes: BTreeMap<String, FailureMode> = values
                         .iter()
                         .filter(|(_, v)| **v == Verdict::Incompatible)
                         .map(|(m, _)| (m.clone(), mode))
                         .collect();
-                    (!modes.is_empty()).then(|| RuleFailureMode::ByMode {
+                    (!modes.is_empty()).then(|| ByMode::Map {
                         path: path.clone(),
-                        modes,
+                        values: modes,
                     })
                 }
-                RuleVerdict::One(_) => None,
+                ByMode::One(_) => None,
             };
             if rule.failure_mode.is_some() {
                 let assumed = format!(
@@ -77,17 +71,6 @@ impl Profile {
                 });
             }
         }
-    }
-}
-
-fn verdict_text(verdict: &RuleVerdict) -> String {
-    match verdict {
-        RuleVerdict::One(v) => v.name().to_string(),
-        RuleVerdict::ByMode { verdicts, .. } => verdicts
-            .iter()
-            .map(|(m, v)| format!("{m}: {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
     }
 }
 
