@@ -32,9 +32,7 @@ fn the_facts_of_one_kind_name_type_and_meaning() {
 }
 
 fn rule_file_schema() -> jsonschema::Validator {
-    let text = std::fs::read_to_string("docs/rule-file.schema.json").expect("schema");
-    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
-    jsonschema::validator_for(&schema).expect("schema compiles")
+    support::schema::validator("docs/rule-file.schema.json")
 }
 
 #[test]
@@ -51,16 +49,7 @@ fn every_rule_file_follows_the_rule_file_schema() {
     for path in files {
         let text = std::fs::read_to_string(&path).expect("readable");
         let value: Value = serde_saphyr::from_str(&text).expect("YAML");
-        let errors: Vec<String> = validator
-            .iter_errors(&value)
-            .map(|e| format!("{}: {e}", e.instance_path()))
-            .collect();
-        assert!(
-            errors.is_empty(),
-            "{}:\n{}",
-            path.display(),
-            errors.join("\n")
-        );
+        support::schema::assert_follows(&validator, &value, &path.display().to_string());
         checked += 1;
     }
     assert!(checked >= 7);

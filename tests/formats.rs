@@ -18,11 +18,7 @@ fn rules() -> &'static RuleSet {
     RULES.get_or_init(|| RuleSet::load(&[] as &[&str]).expect("the built-in rules load"))
 }
 
-fn validator(path: &str) -> jsonschema::Validator {
-    let text = std::fs::read_to_string(path).expect("schema file");
-    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
-    jsonschema::validator_for(&schema).expect("schema compiles")
-}
+use support::schema::{assert_follows, validator};
 
 fn report_schema() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
@@ -36,15 +32,7 @@ fn sarif_schema() -> &'static jsonschema::Validator {
 
 fn assert_valid(validator: &jsonschema::Validator, text: &str, what: &str) -> Value {
     let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{what} is invalid:\n{}",
-        errors.join("\n")
-    );
+    assert_follows(validator, &value, what);
     value
 }
 
