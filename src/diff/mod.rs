@@ -115,29 +115,8 @@ fn match_operators<'a>(
     old: Option<&'a QueryPlan>,
     new: Option<&'a QueryPlan>,
 ) -> Vec<OperatorPair<'a>> {
-    let old_ops: Vec<&Operator> = old
-        .map(|q| q.operators.iter().collect())
-        .unwrap_or_default();
-    let mut new_ops: Vec<Option<&Operator>> = new
-        .map(|q| q.operators.iter().map(Some).collect())
-        .unwrap_or_default();
-    let mut pairs = Vec::new();
-    for op in old_ops {
-        let key = operator_key(op);
-        let matched = new_ops
-            .iter_mut()
-            .find(|n| n.is_some_and(|n| operator_key(n) == key))
-            .and_then(Option::take);
-        pairs.push(OperatorPair {
-            old: Some(op),
-            new: matched,
-        });
-    }
-    pairs.extend(new_ops.into_iter().flatten().map(|n| OperatorPair {
-        old: None,
-        new: Some(n),
-    }));
-    pairs
+    let of = |q: Option<&'a QueryPlan>| q.map(|q| q.operators.as_slice()).unwrap_or_default();
+    pair_by(of(old), of(new), operator_key, false)
 }
 
 /// Source tables match by name; those left match in order (a renamed source).
@@ -145,26 +124,37 @@ fn match_sources<'a>(
     old: Option<&'a QueryPlan>,
     new: Option<&'a QueryPlan>,
 ) -> Vec<OperatorPair<'a>> {
-    let name = |op: &Operator| op.facts.get("name").cloned();
-    let old_tables: Vec<&Operator> = old
-        .map(|q| q.source_tables.iter().collect())
-        .unwrap_or_default();
-    let mut new_left: Vec<Option<&Operator>> = new
-        .map(|q| q.source_tables.iter().map(Some).collect())
-        .unwrap_or_default();
+    let of = |q: Option<&'a QueryPlan>| q.map(|q| q.source_tables.as_slice()).unwrap_or_default();
+    let name = |op: &Operator| {
+        op.facts
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    pair_by(of(old), of(new), name, true)
+}
+
+/// Pairs each old operator with the first new one of the same key, in order. Old operators
+/// left over pair in order with new ones left over when `rest_in_order`, else stand alone.
+fn pair_by<'a>(
+    old: &'a [Operator],
+    new: &'a [Operator],
+    key: impl Fn(&Operator) -> String,
+    rest_in_order: bool,
+) -> Vec<OperatorPair<'a>> {
+    let mut new_left: Vec<Option<&Operator>> = new.iter().map(Some).collect();
     let mut pairs = Vec::new();
     let mut old_left = Vec::new();
-    for op in old_tables {
-        match new_left
+    for op in old {
+        let wanted = key(op);
+        let matched = new_left
             .iter_mut()
-            .find(|n| n.is_some_and(|n| name(n) == name(op)))
-            .and_then(Option::take)
-        {
-            Some(n) => pairs.push(OperatorPair {
-                old: Some(op),
-                new: Some(n),
-            }),
-            None => old_left.push(op),
+            .find(|n| n.is_some_and(|n| key(n) == wanted))
+            .and_then(Option::take);
+        match matched {
+            None if rest_in_order => old_left.push(op),
+            new => pairs.push(OperatorPair { old: Some(op), new }),
         }
     }
     let mut new_left = new_left.into_iter().flatten();
