@@ -63,3 +63,15 @@ fn unknown_columns_are_reported_with_a_suggestion() {
         error_of("SELECT K, COUNT(*) FROM t GROUP BY K, TUMBLE(ts, INTERVAL '1' MINUTE);");
     assert!(message.contains("unknown column"), "{message}");
 }
+
+#[test]
+fn like_is_read_only_for_a_declared_table_without_like_options() {
+    let message = error_of(
+        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE elsewhere;\nINSERT INTO s SELECT k FROM t2;",
+    );
+    assert!(message.contains("does not declare"), "{message}");
+    let message = error_of(
+        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE t (EXCLUDING ALL);\nINSERT INTO s SELECT k FROM t2;",
+    );
+    assert!(message.contains("not modelled"), "{message}");
+}

@@ -145,11 +145,12 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
 fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result<()> {
     match statement.kind {
         StatementKind::CreateTable(def) => {
+            let def = with_like(file, catalog, *def)?;
             validate_table(file, &def)?;
             catalog.tables.insert(
                 def.name.last().to_string(),
                 Table {
-                    def: *def,
+                    def,
                     span: statement.span,
                 },
             );
@@ -213,6 +214,40 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
     }
     Ok(())
+}
+
+/// `CREATE TABLE t (...) WITH (...) LIKE base`: the base's columns, then the table's own; its
+/// watermark, key and partitioning unless the table declares them; its options, overwritten by
+/// the table's own (Flink's default, INCLUDING ALL OVERWRITING OPTIONS).
+fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<TableDef> {
+    let Some(like) = def.like.clone() else {
+        return Ok(def);
+    };
+    let located = |message: &str| Error::located("sql", file, like.span, message, "here", None);
+    if def.like_options {
+        return Err(located("LIKE with its own options (INCLUDING / EXCLUDING / OVERWRITING) is not modelled: declare the columns instead"));
+    }
+    let Some(base) = catalog.tables.get(like.last()) else {
+        return Err(located(
+            "LIKE a table the script does not declare: its columns are unknown",
+        ));
+    };
+    let base = &base.def;
+    let mut columns = base.columns.clone();
+    columns.append(&mut def.columns);
+    def.columns = columns;
+    def.watermark = def.watermark.or_else(|| base.watermark.clone());
+    def.primary_key = def.primary_key.or_else(|| base.primary_key.clone());
+    if def.partitioned_by.is_empty() {
+        def.partitioned_by = base.partitioned_by.clone();
+    }
+    let mut options = base.options.clone();
+    for (key, value) in std::mem::take(&mut def.options) {
+        options.retain(|(k, _)| *k != key);
+        options.push((key, value));
+    }
+    def.options = options;
+    Ok(def)
 }
 
 fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {

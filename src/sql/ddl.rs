@@ -37,6 +37,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         partitioned_by: Vec::new(),
         options: Vec::new(),
         like: None,
+        like_options: false,
     };
     if parser.consume_token(&Token::LParen) {
         loop {
@@ -63,6 +64,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             def.like = Some(name_of(file, &parser.parse_object_name(false)?));
             if parser.peek_token().token == Token::LParen {
                 skip_parenthesized(parser)?;
+                def.like_options = true;
             }
         } else if parser.peek_token().token == Token::EOF {
             break;

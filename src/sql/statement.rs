@@ -57,6 +57,8 @@ pub struct TableDef {
     pub partitioned_by: Vec<String>,
     pub options: Vec<(String, String)>,
     pub like: Option<Name>,
+    /// Whether LIKE names its own options (`INCLUDING ...`, `EXCLUDING ...`, `OVERWRITING ...`).
+    pub like_options: bool,
 }
 
 #[derive(Debug, Clone)]
