@@ -411,7 +411,9 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         || facts.get("old") != facts.get("new")
         || config_changed;
     if changed {
-        for (rule, paths) in fire(rules, "query", &facts) {
+        let fired = fire(rules, "query", &facts);
+        let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
+        for (rule, paths) in fired {
             // A finding about configuration points at the SET statements that differ.
             let mut keys: Vec<&str> = Vec::new();
             if paths.iter().any(|p| p.starts_with("config.changed_keys")) {
@@ -442,6 +444,31 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                 old: at(old_plan, pair.old),
                 new: at(new_plan, pair.new),
             });
+        }
+        // The fail-safe of operators, for a query present on both sides: its source tables
+        // are judged as their own pairs.
+        if let (Some(old), Some(new)) = (pair.old, pair.new) {
+            let unexplained: Vec<String> = differing(&facts)
+                .into_iter()
+                .filter(|k| k != "sources" && !explains(&explained, k))
+                .collect();
+            if !unexplained.is_empty() {
+                findings.push(Finding {
+                    rule: UNEXPLAINED.into(),
+                    verdict: Verdict::Unknown,
+                    message: format!(
+                        "the query changed ({}) and no rule covers this change",
+                        unexplained.join(", ")
+                    ),
+                    derived: Some(
+                        "fail-safe: a change the rules do not explain is never called compatible"
+                            .into(),
+                    ),
+                    failure_mode: None,
+                    old: location(&old_plan.file, old.span),
+                    new: location(&new_plan.file, new.span),
+                });
+            }
         }
     }
     let verdict = findings
