@@ -148,6 +148,17 @@ impl Results {
         if !related.is_empty() {
             result["relatedLocations"] = Value::Array(related);
         }
+        if let Some(suppressed) = &f.suppressed {
+            let kind = match suppressed.kind {
+                crate::suppress::SuppressionKind::Inline => "inSource",
+                crate::suppress::SuppressionKind::Config => "external",
+            };
+            result["suppressions"] = json!([{
+                "kind": kind,
+                "justification": suppressed.reason,
+                "properties": {"origin": suppressed.origin},
+            }]);
+        }
         self.results.push(result);
     }
 
@@ -185,58 +196,155 @@ fn driver(rules: Vec<Value>) -> Value {
     })
 }
 
-pub fn render(report: &Report, rules: &RuleSet) -> String {
-    let mut results = Results {
-        rule_ids: Vec::new(),
-        results: Vec::new(),
-    };
-    for (context, finding) in report.findings_in_context() {
-        results.finding(report, context, finding);
+impl Results {
+    fn report(&mut self, report: &Report) {
+        for (context, finding) in report.findings_in_context() {
+            self.finding(report, context, finding);
+        }
+        for note in &report.notes {
+            self.note(report, note);
+        }
     }
-    for note in &report.notes {
-        results.note(report, note);
+
+    /// A result about a whole job file (added or removed), at its first line.
+    fn job(&mut self, id: &str, file: &str, message: String) {
+        let index = self.rule_index(id);
+        self.results.push(json!({
+            "ruleId": id,
+            "ruleIndex": index,
+            "level": "note",
+            "message": {"text": message},
+            "locations": [file_location(file)],
+        }));
     }
-    let descriptors = results
-        .rule_ids
-        .iter()
-        .map(|id| rule_descriptor(id, rules))
-        .collect();
+}
+
+/// The category of every run, so that code scanning replaces the previous upload.
+const AUTOMATION_ID: &str = "flink-compat/";
+
+fn log(
+    results: Results,
+    describe: &dyn Fn(&str) -> Value,
+    invocation: Value,
+    properties: Value,
+) -> String {
+    let descriptors = results.rule_ids.iter().map(|id| describe(id)).collect();
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver(descriptors)},
+            "automationDetails": {"id": AUTOMATION_ID},
             "columnKind": "unicodeCodePoints",
-            "invocations": [{"executionSuccessful": true}],
+            "invocations": [invocation],
             "results": results.results,
-            "properties": {"verdict": report.verdict, "schema_version": report.schema_version},
+            "properties": properties,
         }]
     });
     serde_json::to_string_pretty(&log).unwrap_or_default()
 }
 
+pub fn render(report: &Report, rules: &RuleSet) -> String {
+    let mut results = Results {
+        rule_ids: Vec::new(),
+        results: Vec::new(),
+    };
+    results.report(report);
+    log(
+        results,
+        &|id| rule_descriptor(id, rules),
+        json!({"executionSuccessful": true}),
+        json!({"verdict": report.verdict, "schema_version": report.schema_version}),
+    )
+}
+
+/// Many jobs as one run: every job's results, added and removed job files as notes, and the
+/// jobs that could not be checked as failed notifications.
+pub fn render_batch(batch: &crate::batch::run::Batch) -> String {
+    use crate::batch::run::Outcome;
+    use crate::batch::JobStatus;
+    let mut results = Results {
+        rule_ids: Vec::new(),
+        results: Vec::new(),
+    };
+    let mut notifications = Vec::new();
+    for job in &batch.jobs {
+        match &job.outcome {
+            Outcome::Checked(report) => results.report(report),
+            Outcome::Failed(error) => notifications.extend(notifications_of(error)),
+            Outcome::NotChecked => {
+                let id = match job.job.status {
+                    JobStatus::Removed => "job-removed",
+                    _ => "job-added",
+                };
+                results.job(
+                    id,
+                    &job.job.path,
+                    format!("{}: {}", job.job.path, job.words()),
+                );
+            }
+        }
+    }
+    for warning in &batch.warnings {
+        notifications.push(json!({"level": "warning", "message": {"text": warning}}));
+    }
+    let describe = |id: &str| match id {
+        "job-added" => {
+            json!({"id": id, "shortDescription": {"text": "A new job file: it starts without a savepoint"}})
+        }
+        "job-removed" => {
+            json!({"id": id, "shortDescription": {"text": "A removed job file: its savepoint is not restored"}})
+        }
+        _ => batch
+            .rule_sets
+            .iter()
+            .find(|set| set.get(id).is_some())
+            .or(batch.rule_sets.first())
+            .map(|set| rule_descriptor(id, set))
+            .unwrap_or_else(|| json!({"id": id})),
+    };
+    let mut invocation = json!({"executionSuccessful": !batch.has_errors()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = Value::Array(notifications);
+    }
+    let jobs: Vec<Value> = batch
+        .jobs
+        .iter()
+        .map(|j| json!({"path": j.job.path, "status": j.job.status, "verdict": j.verdict()}))
+        .collect();
+    log(
+        results,
+        &describe,
+        invocation,
+        json!({"verdict": batch.verdict(), "schema_version": super::SCHEMA_VERSION, "jobs": jobs}),
+    )
+}
+
+fn notifications_of(error: &Error) -> Vec<Value> {
+    let located = error.located_errors();
+    if located.is_empty() {
+        return vec![json!({"level": "error", "message": {"text": error.to_string()}})];
+    }
+    located
+        .iter()
+        .map(|e| {
+            json!({
+                "level": "error",
+                "message": {"text": e.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&e.file)},
+                        "region": {"startLine": e.line, "startColumn": e.column}
+                    }
+                }],
+            })
+        })
+        .collect()
+}
+
 /// An input error as a SARIF log: the run failed, with one notification per located error.
 pub fn render_error(error: &Error) -> String {
-    let located = error.located_errors();
-    let notifications: Vec<Value> = if located.is_empty() {
-        vec![json!({"level": "error", "message": {"text": error.to_string()}})]
-    } else {
-        located
-            .iter()
-            .map(|e| {
-                json!({
-                    "level": "error",
-                    "message": {"text": e.message},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri(&e.file)},
-                            "region": {"startLine": e.line, "startColumn": e.column}
-                        }
-                    }],
-                })
-            })
-            .collect()
-    };
+    let notifications = notifications_of(error);
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
