@@ -35,7 +35,7 @@ const EXIT_CODES: &str = "Exit status:
   2  an error: unreadable file, SQL that cannot be parsed, invalid rule or case file, bad usage";
 
 #[derive(Parser, Debug)]
-#[command(name = "flink-compat", version, about = "Tells whether a changed Flink SQL job can restore from the old job's savepoint", after_help = EXIT_CODES)]
+#[command(args_override_self = true, name = "flink-compat", version, about = "Tells whether a changed Flink SQL job can restore from the old job's savepoint", after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -217,6 +217,19 @@ fn source(path: &std::path::Path) -> Result<SourceFile> {
     ))
 }
 
+/// Says on standard error how many rules each `--rules` path contributed.
+fn say_loaded(set: &RuleSet, paths: &[PathBuf]) {
+    for path in paths {
+        let shown = path.display().to_string();
+        let count = set
+            .rules
+            .iter()
+            .filter(|r| r.profile == "user" && std::path::Path::new(&r.file).starts_with(path))
+            .count();
+        eprintln!("flink-compat: {count} rules loaded from {shown}");
+    }
+}
+
 /// Writes the report to the `--output-file`, or to standard output.
 fn emit(output: &Option<PathBuf>, text: &str) -> i32 {
     match output {
@@ -349,6 +362,7 @@ fn execute(cli: Cli) -> Result<i32> {
             engine,
         } => {
             let set = RuleSet::load_engine(&engine, &rules)?;
+            say_loaded(&set, &rules);
             match action.unwrap_or(RulesAction::List {
                 format: ListFormat::Human,
             }) {

@@ -308,7 +308,8 @@ impl Reader<'_> {
 impl Config {
     /// `file` (absolute) relative to the configuration's directory, `/`-separated.
     pub fn relative(&self, file: &Path) -> Option<String> {
-        crate::batch::relative(file, &self.dir)
+        let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        crate::batch::relative(&file, &self.dir)
     }
 
     /// The overrides that apply to `file`, in order (a later one wins).

@@ -23,6 +23,15 @@ impl Glob {
         }
     }
 
+    /// A pattern matched from the root even without a `/` (`*.sql` matches `a.sql`, not
+    /// `x/a.sql`): a glob given on the command line below its literal directory.
+    pub fn anchored(text: &str) -> Glob {
+        Glob {
+            anywhere: false,
+            ..Glob::new(text)
+        }
+    }
+
     /// Whether `path` (relative, `/`-separated), or a directory it is in, matches.
     pub fn matches(&self, path: &str) -> bool {
         let path = path.replace('\\', "/");

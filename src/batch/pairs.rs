@@ -24,7 +24,14 @@ fn side(arg: &Path, jobs: &[String]) -> Result<(PathBuf, Vec<(String, PathBuf)>)
         let base = Glob::literal_base(&text);
         let root = PathBuf::from(if base.is_empty() { "." } else { &base });
         let pattern = text[base.len()..].trim_start_matches('/').to_string();
-        (root.clone(), JobFilter::new(root, &[pattern]))
+        let base = root.canonicalize().unwrap_or_else(|_| root.clone());
+        (
+            root,
+            JobFilter {
+                base,
+                globs: vec![Glob::anchored(&pattern)],
+            },
+        )
     };
     if !root.is_dir() {
         return Err(Error::Io {

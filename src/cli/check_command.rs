@@ -93,6 +93,13 @@ fn stdin_or(path: &Path, stdin_filename: &Option<String>) -> Result<SourceFile> 
     Ok(SourceFile::new(name, read_text(path)?))
 }
 
+/// Says how many rules each rules path added, for the paths given at all.
+fn say_loaded(batch: &Batch, settings: &Settings) {
+    if let Some(set) = batch.rule_sets.first() {
+        super::say_loaded(set, &settings.rules);
+    }
+}
+
 /// Runs the check and renders its report.
 pub fn execute(args: &CheckArgs) -> Result<Rendered> {
     let cwd = std::env::current_dir().map_err(|e| Error::Io {
@@ -120,6 +127,7 @@ pub fn execute(args: &CheckArgs) -> Result<Rendered> {
         let base = config.map_or_else(|| cwd.clone(), |c| c.dir.clone());
         let jobs = git::against(rev, &cwd, &args.paths, &JobFilter::new(base, &jobs_globs))?;
         let batch = run::run(jobs, &settings, config)?;
+        say_loaded(&batch, &settings);
         return Ok(render_batch(args, &batch, threshold));
     }
     let [old, new] = args.paths.as_slice() else {
@@ -135,6 +143,7 @@ pub fn execute(args: &CheckArgs) -> Result<Rendered> {
         }
         let jobs = pairs::trees(old, new, &jobs_globs)?;
         let batch = run::run(jobs, &settings, config)?;
+        say_loaded(&batch, &settings);
         return Ok(render_batch(args, &batch, threshold));
     }
     if old.as_os_str() == "-" && new.as_os_str() == "-" {
@@ -155,6 +164,7 @@ pub fn execute(args: &CheckArgs) -> Result<Rendered> {
         Some(Ok(new_file)),
     );
     let mut batch = run::run(vec![job], &settings, config)?;
+    say_loaded(&batch, &settings);
     if let Some(Outcome::Failed(_)) = batch.jobs.first().map(|j| &j.outcome) {
         if let Some(Outcome::Failed(error)) = batch.jobs.pop().map(|j| j.outcome) {
             return Err(error);

@@ -105,6 +105,9 @@ fn rule_descriptor(id: &str, rules: &RuleSet) -> Value {
 struct Results {
     rule_ids: Vec<String>,
     results: Vec<Value>,
+    /// Whether the old script is a file of the checkout (not a git revision's blob): only then
+    /// can a result be located in it; otherwise it is located at the new script's start.
+    old_is_artifact: bool,
 }
 
 impl Results {
@@ -120,9 +123,10 @@ impl Results {
 
     fn finding(&mut self, report: &Report, context: FindingContext, f: &super::Finding) {
         let index = self.rule_index(&f.rule);
-        let primary = f.new.as_ref().or(f.old.as_ref());
+        let old_primary = f.old.as_ref().filter(|_| self.old_is_artifact);
+        let primary = f.new.as_ref().or(old_primary);
         let mut related = Vec::new();
-        if let (Some(old), Some(_)) = (&f.old, &f.new) {
+        if let (Some(old), true) = (&f.old, primary.is_none() || f.new.is_some()) {
             let mut location = physical_location(old);
             location["id"] = json!(0);
             location["message"] = json!({"text": "the same clause in the old script"});
@@ -168,7 +172,8 @@ impl Results {
             NoteKind::Assumption => (ASSUMPTION_RULE, "note"),
         };
         let index = self.rule_index(id);
-        let file = if note.side == "old" {
+        let old_side = note.side == "old";
+        let file = if old_side && self.old_is_artifact {
             &report.old_file
         } else {
             &report.new_file
@@ -176,6 +181,7 @@ impl Results {
         let location = note
             .location
             .as_ref()
+            .filter(|_| !old_side || self.old_is_artifact)
             .map(physical_location)
             .unwrap_or_else(|| file_location(file));
         self.results.push(json!({
@@ -248,6 +254,7 @@ pub fn render(report: &Report, rules: &RuleSet) -> String {
     let mut results = Results {
         rule_ids: Vec::new(),
         results: Vec::new(),
+        old_is_artifact: true,
     };
     results.report(report);
     log(
@@ -266,6 +273,7 @@ pub fn render_batch(batch: &crate::batch::run::Batch) -> String {
     let mut results = Results {
         rule_ids: Vec::new(),
         results: Vec::new(),
+        old_is_artifact: false,
     };
     let mut notifications = Vec::new();
     for job in &batch.jobs {
