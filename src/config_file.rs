@@ -138,7 +138,7 @@ pub fn parse(file: &SourceFile, path: PathBuf, dir: PathBuf) -> Result<Config> {
             errors.push(e);
         }
     }
-    match Error::collect(format!("{}", file.name), errors) {
+    match Error::collect(file.name.clone(), errors) {
         Some(e) => Err(e),
         None => Ok(config),
     }
