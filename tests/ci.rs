@@ -282,6 +282,52 @@ fn paths_select_jobs_and_stay_relative_to_the_repository_from_a_subdirectory() {
         "{stdout}"
     );
 
+    // The configuration's job globs (relative to its directory) choose the job files.
+    write(&dir, "flink-compat.toml", "jobs = [\"jobs/team a/**\"]\n");
+    let (code, stdout, _) = run_in(&sub, &["check", "--against", "HEAD~1", "-q"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("1 jobs:\n  jobs/team a/moved now.sql (renamed"),
+        "{stdout}"
+    );
+    std::fs::remove_file(dir.join("flink-compat.toml")).expect("remove");
+
+    // A job that cannot be parsed is an error of that job: the others are still reported.
+    write(&dir, "jobs/report.sql", "SELECT FROM WHERE (;\n");
+    let (code, stdout, _) = run_in(&dir, &["check", "--against", "HEAD~1", "--format", "json"]);
+    assert_eq!(code, 2);
+    let report: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_follows(
+        &validator("docs/report.schema.json"),
+        &report,
+        "a batch with an error",
+    );
+    let broken = report["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["path"] == "jobs/report.sql")
+        .expect("the broken job");
+    assert_eq!(broken["error"]["kind"], "sql");
+    assert_eq!(broken["error"]["file"], "jobs/report.sql");
+    assert_eq!(report["jobs"].as_array().map(Vec::len), Some(5));
+    let (code, stdout, _) = run_in(&dir, &["check", "--against", "HEAD~1", "--format", "sarif"]);
+    assert_eq!(code, 2);
+    let sarif: Value = serde_json::from_str(&stdout).expect("SARIF");
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+        false
+    );
+
+    // So is a new job that cannot be parsed: nothing to restore, but not valid either.
+    write(&dir, "jobs/new broken.sql", "SELECT FROM WHERE (;\n");
+    let (code, stdout, _) = run_in(
+        &dir,
+        &["check", "--against", "HEAD~1", "--format", "concise"],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("jobs/new broken.sql:1:"), "{stdout}");
+
     // A revision that does not exist is a usage error.
     let (code, _, stderr) = run_in(&dir, &["check", "--against", "no-such-branch"]);
     assert_eq!(code, 2);

@@ -176,6 +176,13 @@ pub fn run(jobs: Vec<Job>, base: &Settings, config: Option<&Config>) -> Result<B
                     Err(e) => Outcome::Failed(e),
                 }
             }
+            // A new job has nothing to restore, but its script must still be valid SQL.
+            (None, None, Some(new)) => {
+                match crate::check::plan_script(new.clone(), &settings.set) {
+                    Ok(_) => Outcome::NotChecked,
+                    Err(e) => Outcome::Failed(e),
+                }
+            }
             _ => Outcome::NotChecked,
         };
         batch.jobs.push(JobResult {
