@@ -282,6 +282,14 @@ fn paths_select_jobs_and_stay_relative_to_the_repository_from_a_subdirectory() {
         "{stdout}"
     );
 
+    // A directory selects the changed job files under it.
+    let (code, stdout, _) = run_in(&dir, &["check", "--against", "HEAD~1", "jobs/team a", "-q"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("1 jobs:\n  jobs/team a/moved now.sql (renamed"),
+        "{stdout}"
+    );
+
     // The configuration's job globs (relative to its directory) choose the job files.
     write(&dir, "flink-compat.toml", "jobs = [\"jobs/team a/**\"]\n");
     let (code, stdout, _) = run_in(&sub, &["check", "--against", "HEAD~1", "-q"]);

@@ -182,6 +182,11 @@ fn an_inline_allow_marks_the_finding_and_no_longer_counts() {
     );
     assert_eq!(code, 0, "{stderr}");
     let report = json(&stdout);
+    support::schema::assert_follows(
+        &support::schema::validator("docs/report.schema.json"),
+        &report,
+        "a report with a suppressed finding",
+    );
     assert_eq!(report["verdict"], "incompatible", "the judgement stays");
     assert_eq!(report["effective_verdict"], "fully_compatible");
     let finding = &report["queries"][0]["operators"][0]["findings"][0];
