@@ -282,6 +282,13 @@ fn paths_select_jobs_and_stay_relative_to_the_repository_from_a_subdirectory() {
         "{stdout}"
     );
 
+    // Untracked files (build output, scratch files) are not jobs, as for `git diff`.
+    write(&dir, "jobs/scratch.sql", "SELECT FROM (;\n");
+    let (code, stdout, _) = run_in(&dir, &["check", "--against", "HEAD~1", "-q"]);
+    assert_eq!(code, 1);
+    assert!(!stdout.contains("scratch"), "{stdout}");
+    std::fs::remove_file(dir.join("jobs/scratch.sql")).expect("remove");
+
     // A directory selects the changed job files under it.
     let (code, stdout, _) = run_in(&dir, &["check", "--against", "HEAD~1", "jobs/team a", "-q"]);
     assert_eq!(code, 0);
@@ -327,8 +334,9 @@ fn paths_select_jobs_and_stay_relative_to_the_repository_from_a_subdirectory() {
         false
     );
 
-    // So is a new job that cannot be parsed: nothing to restore, but not valid either.
+    // So is a new (staged) job that cannot be parsed: nothing to restore, but not valid either.
     write(&dir, "jobs/new broken.sql", "SELECT FROM WHERE (;\n");
+    git(&dir, &["add", "jobs/new broken.sql"]);
     let (code, stdout, _) = run_in(
         &dir,
         &["check", "--against", "HEAD~1", "--format", "concise"],

@@ -52,7 +52,7 @@ pub fn against(rev: &str, cwd: &Path, paths: &[PathBuf], filter: &JobFilter) -> 
             old.insert(rel, text);
         }
     }
-    let mut on_disk: BTreeSet<String> = work_tree_files(&root, filter);
+    let mut on_disk: BTreeSet<String> = tracked_files(&repo, &root, filter)?;
     on_disk.extend(
         selection
             .files
@@ -151,21 +151,23 @@ fn repo_relative(root: &Path, cwd: &Path, path: &Path) -> Option<String> {
     super::relative(&absolute, root)
 }
 
-/// The job files of the work tree (hidden directories such as `.git` skipped), relative to
-/// `root`.
-fn work_tree_files(root: &Path, filter: &JobFilter) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for start in filter.walk_roots() {
-        let start = if start.is_absolute() {
-            start
-        } else {
-            root.join(start)
-        };
-        for file in super::walk_files(&start) {
-            if filter.matches(&file) {
-                out.extend(super::relative(&file, root));
-            }
-        }
-    }
-    out
+/// The job files of the work tree that git tracks (in the index: committed or staged), as
+/// `git diff REV` sees them: untracked and ignored files (build output) are not jobs.
+fn tracked_files(
+    repo: &gix::Repository,
+    root: &Path,
+    filter: &JobFilter,
+) -> Result<BTreeSet<String>> {
+    let index = repo
+        .index_or_empty()
+        .map_err(|e| git_error("cannot read the index", e))?;
+    Ok(index
+        .entries()
+        .iter()
+        .map(|entry| entry.path(&index).to_string())
+        .filter(|rel| {
+            let file = root.join(rel);
+            filter.matches(&file) && file.is_file()
+        })
+        .collect())
 }

@@ -115,18 +115,6 @@ impl JobFilter {
     pub fn matches(&self, file: &Path) -> bool {
         relative(file, &self.base).is_some_and(|rel| self.globs.iter().any(|g| g.matches(&rel)))
     }
-
-    /// The directories worth walking: each glob's literal base.
-    pub fn walk_roots(&self) -> Vec<PathBuf> {
-        let mut roots: Vec<PathBuf> = self
-            .globs
-            .iter()
-            .map(|g| self.base.join(glob::Glob::literal_base(&g.text)))
-            .collect();
-        roots.sort();
-        roots.dedup_by(|later, earlier| later.starts_with(earlier));
-        roots
-    }
 }
 
 /// `path` relative to `base`, `/`-separated, if it is inside it.
