@@ -3,11 +3,13 @@
 //! by the test harness.
 
 use crate::check::check;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::report::Report;
+use crate::rules::dsl::suggest;
 use crate::rules::load::parse_yaml;
 use crate::rules::RuleSet;
-use crate::source::SourceFile;
+use crate::source::{ByteSpan, SourceFile};
+use crate::verdict::Verdict;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -106,6 +108,63 @@ pub fn load(file: &SourceFile) -> Result<Case> {
     })
 }
 
+/// The verdicts and rule ids a case names that do not exist (a misspelt id would otherwise
+/// only show as a finding that "did not fire"), each located with a "did you mean".
+fn unknown_names(file: &SourceFile, case: &Case, rules: &RuleSet) -> Vec<Error> {
+    let verdicts: Vec<&str> = Verdict::ALL.iter().map(|v| v.name()).collect();
+    let mut ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
+    ids.push(crate::rules::engine::UNEXPLAINED);
+    let mut errors = Vec::new();
+    let expect_at = file.text.find("expect:").unwrap_or(0);
+    let mut check = |name: &str, known: &[&str], what: &str| {
+        if known.contains(&name) {
+            return;
+        }
+        let start = file.text[expect_at..]
+            .find(name)
+            .map_or(expect_at, |i| expect_at + i);
+        let span = ByteSpan::new(start, start + name.len());
+        let help = suggest::did_you_mean(&closest(name, known)).or_else(|| {
+            (known.len() <= Verdict::ALL.len()).then(|| format!("one of: {}", known.join(", ")))
+        });
+        errors.push(Error::located(
+            "case",
+            file,
+            span,
+            format!("`{name}` is not {what}"),
+            "unknown",
+            help,
+        ));
+    };
+    check(&case.expect.verdict, &verdicts, "a verdict");
+    for verdict in case.expect.queries.values() {
+        check(verdict, &verdicts, "a verdict");
+    }
+    for id in &case.expect.findings {
+        check(
+            id,
+            &ids,
+            &format!("the id of a loaded {} rule", rules.engine),
+        );
+    }
+    errors
+}
+
+/// The known names nearest to a misspelt one: by edit distance, else those it abbreviates
+/// (`partial` for `partially_compatible`).
+fn closest<'a>(name: &str, known: &[&'a str]) -> Vec<&'a str> {
+    let near = suggest::nearest(name, known.iter().copied());
+    if !near.is_empty() || name.len() < 3 {
+        return near;
+    }
+    known
+        .iter()
+        .copied()
+        .filter(|k| k.starts_with(name) || k.contains(name))
+        .take(3)
+        .collect()
+}
+
 fn sorted(mut items: Vec<String>) -> Vec<String> {
     items.sort();
     items
@@ -143,6 +202,12 @@ pub fn run(file: &SourceFile, rules: &RuleSet) -> Result<Outcome> {
         }
         _ => rules,
     };
+    if let Some(error) = Error::collect(
+        format!("case file {}", file.name),
+        unknown_names(file, &case, rules),
+    ) {
+        return Err(error);
+    }
     let old = SourceFile::new(format!("{}#old", file.name), case.old.clone());
     let new = SourceFile::new(format!("{}#new", file.name), case.new.clone());
     let mut problems = Vec::new();

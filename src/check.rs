@@ -94,6 +94,16 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
 
 fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteReport>) {
     for note in &notes.items {
+        // A note about the command line (no place in either script) is said once, for both.
+        if let Some(same) = out.iter_mut().find(|n| {
+            note.span.is_none()
+                && n.location.is_none()
+                && n.kind == note.kind
+                && n.message == note.message
+        }) {
+            same.side = "both";
+            continue;
+        }
         out.push(NoteReport {
             side,
             kind: note.kind.clone(),

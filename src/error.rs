@@ -6,7 +6,6 @@ use miette::{Diagnostic, NamedSource, SourceSpan};
 /// An input problem located in a source text (SQL script, rule file, case file).
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[error("{message}")]
-#[diagnostic(code(flink_compat::input))]
 pub struct LocatedError {
     pub message: String,
     #[source_code]
@@ -42,13 +41,10 @@ pub enum Error {
     #[diagnostic(transparent)]
     Many(Box<ManyErrors>),
     #[error("cannot read {path}: {reason}")]
-    #[diagnostic(code(flink_compat::io))]
     Io { path: String, reason: String },
     #[error("{0}")]
-    #[diagnostic(code(flink_compat::usage))]
     Usage(String),
     #[error("{message}")]
-    #[diagnostic(code(flink_compat::limit))]
     Limit {
         message: String,
         #[help]

@@ -78,12 +78,30 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             output,
         });
     }
+    number_shared_sinks(&mut queries);
     Ok(Plan {
         file,
         catalog,
         queries,
         notes,
     })
+}
+
+/// Several INSERTs into one sink are told apart by their order: `orders_out #1`, `orders_out #2`.
+fn number_shared_sinks(queries: &mut [QueryPlan]) {
+    let mut per_sink: BTreeMap<String, usize> = BTreeMap::new();
+    for sink in queries.iter().filter_map(|q| q.sink.clone()) {
+        *per_sink.entry(sink).or_default() += 1;
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for query in queries.iter_mut() {
+        let Some(sink) = &query.sink else { continue };
+        if per_sink.get(sink).is_some_and(|&n| n > 1) {
+            let n = seen.entry(sink.clone()).or_default();
+            *n += 1;
+            query.name = format!("{sink} #{n}");
+        }
+    }
 }
 
 pub struct Builder<'a> {

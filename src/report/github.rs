@@ -57,8 +57,8 @@ fn finding(out: &mut String, context: FindingContext, f: &Finding) {
         );
     }
     let place = match context.operator {
-        Some(op) => format!("{} in query {}", op.kind, context.query.name),
-        None => format!("query {}", context.query.name),
+        Some(op) => format!("{} in {}", op.kind, super::query_title(&context.query.name)),
+        None => super::query_title(&context.query.name),
     };
     let mut title = format!("{} ({}): {place}", f.rule, f.verdict);
     let mut level = command(f.verdict);
@@ -101,7 +101,7 @@ pub fn annotations(report: &Report) -> String {
             out,
             "::{kind} {}::{}",
             properties(note.location.as_ref(), title),
-            escape_data(&format!("{} script: {}", note.side, note.message))
+            escape_data(&format!("{}: {}", note.origin(), note.message))
         );
     }
     out

@@ -62,8 +62,11 @@ pub fn render(batch: &Batch) -> String {
                     issues.push(issue(
                         &f.rule,
                         format!(
-                            "{} ({}; query {}): {}",
-                            f.verdict, f.rule, context.query.name, f.message
+                            "{} ({}; {}): {}",
+                            f.verdict,
+                            f.rule,
+                            super::query_title(&context.query.name),
+                            f.message
                         ),
                         severity(f.verdict),
                         path,
@@ -72,7 +75,7 @@ pub fn render(batch: &Batch) -> String {
                     ));
                 }
                 for note in &report.notes {
-                    if note.kind == crate::notes::NoteKind::Warning && note.side == "new" {
+                    if note.kind == crate::notes::NoteKind::Warning && note.side != "old" {
                         let line = note.location.as_ref().map_or(1, |l| l.line);
                         issues.push(issue(
                             "script-warning",

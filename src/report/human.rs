@@ -174,8 +174,8 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
     for query in &report.queries {
         let _ = writeln!(
             out,
-            "\nquery {} ({}): {}",
-            query_name(query),
+            "\n{} ({}): {}",
+            super::query_title(&query_name(query)),
             status_words(query.status),
             words(query.verdict.name())
         );
@@ -268,7 +268,7 @@ fn state_table(out: &mut String, report: &Report) {
 }
 
 fn note_item(note: &NoteReport, files: &[&SourceFile]) -> Item {
-    let title = format!("in the {} script", note.side);
+    let title = format!("in the {}", note.origin());
     let mut help = None;
     let snippets = match &note.location {
         Some(l) => match Snippet::of(&title, "here", l, files) {
@@ -282,7 +282,7 @@ fn note_item(note: &NoteReport, files: &[&SourceFile]) -> Item {
     };
     Item {
         code: None,
-        message: format!("{} script: {}", note.side, note.message),
+        message: format!("{}: {}", note.origin(), note.message),
         severity: Severity::Warning,
         help,
         snippets,
@@ -324,7 +324,7 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
                         .location
                         .as_ref()
                         .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
-                        .unwrap_or_else(|| format!("{} script: ", note.side));
+                        .unwrap_or_else(|| format!("{}: ", note.origin()));
                     let _ = writeln!(out, "  {at}{}", note.message);
                 }
             }

@@ -41,6 +41,16 @@ pub enum QueryStatus {
     Removed,
 }
 
+/// How a query is named in prose: `query orders_out`, and a bare query `query #2` (its name
+/// already says it is a query).
+pub fn query_title(name: &str) -> String {
+    if name.starts_with("query #") {
+        name.to_string()
+    } else {
+        format!("query {name}")
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct QueryReport {
     pub name: String,
@@ -149,6 +159,16 @@ pub struct NoteReport {
     pub kind: crate::notes::NoteKind,
     pub message: String,
     pub location: Option<Location>,
+}
+
+impl NoteReport {
+    /// Which script the note is about: "old script", "new script" or "both scripts".
+    pub fn origin(&self) -> String {
+        match self.side {
+            "both" => "both scripts".to_string(),
+            side => format!("{side} script"),
+        }
+    }
 }
 
 impl Location {

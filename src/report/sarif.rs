@@ -134,8 +134,8 @@ impl Results {
         }
         let operator = context.operator.map(|o| o.kind.as_str());
         let where_ = match operator {
-            Some(kind) => format!("query {}, {}", context.query.name, kind),
-            None => format!("query {}", context.query.name),
+            Some(kind) => format!("{}, {}", super::query_title(&context.query.name), kind),
+            None => super::query_title(&context.query.name),
         };
         let mut result = json!({
             "ruleId": f.rule,
@@ -188,7 +188,7 @@ impl Results {
             "ruleId": id,
             "ruleIndex": index,
             "level": level,
-            "message": {"text": format!("{} script: {}", note.side, note.message)},
+            "message": {"text": format!("{}: {}", note.origin(), note.message)},
             "locations": [location],
         }));
     }
