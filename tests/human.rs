@@ -100,3 +100,99 @@ fn colour_only_when_asked_and_plain_output_is_free_of_escapes() {
         )
     );
 }
+
+fn render_at(old: SourceFile, new: SourceFile, width: usize) -> String {
+    render(
+        old,
+        new,
+        Style {
+            colour: false,
+            width,
+        },
+    )
+}
+
+/// A pair with a SQL line far longer than any terminal, changed at its end.
+fn long_line_pair() -> (SourceFile, SourceFile) {
+    let table = "CREATE TABLE clicks (user_id STRING, page STRING, referrer STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'kafka');\n";
+    let query = |agg: &str| {
+        format!("{table}SELECT user_id, page, referrer, COUNT(*) AS views, MAX(ts) AS last_seen, MIN(ts) AS first_seen{agg} FROM clicks GROUP BY user_id, page, referrer;\n")
+    };
+    (
+        SourceFile::new("old.sql", query("")),
+        SourceFile::new("new.sql", query(", COUNT(DISTINCT referrer) AS referrers")),
+    )
+}
+
+#[test]
+fn no_line_is_longer_than_the_width_at_80_and_200_columns() {
+    let pairs = [
+        (
+            "example",
+            (read("examples/old.sql"), read("examples/new.sql")),
+        ),
+        (
+            "incompatible",
+            case_pair("cases/deduplicate/seed004-add-partition-key.yaml"),
+        ),
+        ("long-sql", long_line_pair()),
+    ];
+    for (name, (old, new)) in pairs {
+        for width in [80, 200] {
+            let text = render_at(old.clone(), new.clone(), width);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= width,
+                    "{name} at {width}: {} columns: {line}",
+                    line.chars().count()
+                );
+            }
+            assert_snapshot(&format!("{name}-{width}"), &text);
+        }
+    }
+}
+
+#[test]
+fn the_width_comes_from_columns_when_not_a_terminal() {
+    let run = |columns: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_flink-compat"))
+            .args(["check", "examples/old.sql", "examples/new.sql"])
+            .env("COLUMNS", columns)
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let narrow = run("80");
+    assert_eq!(
+        narrow,
+        render_at(read("examples/old.sql"), read("examples/new.sql"), 80)
+    );
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    assert_eq!(
+        run(""),
+        render_at(read("examples/old.sql"), read("examples/new.sql"), 100),
+        "without COLUMNS: 100"
+    );
+}
+
+#[test]
+fn changed_queries_come_first_the_worst_first() {
+    let script = |having: &str| {
+        format!(
+            "CREATE TABLE t (a INT, b INT) WITH ('connector'='kafka');\n\
+             CREATE TABLE unchanged_out (a INT, c BIGINT) WITH ('connector'='kafka');\n\
+             CREATE TABLE partial_out (a INT, c BIGINT) WITH ('connector'='kafka');\n\
+             CREATE TABLE dedup_out (a INT, b INT) WITH ('connector'='kafka');\n\
+             INSERT INTO unchanged_out SELECT a, COUNT(*) FROM t GROUP BY a;\n\
+             INSERT INTO partial_out SELECT a, COUNT(*){having} FROM t GROUP BY a;\n\
+             INSERT INTO dedup_out SELECT a, b FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a{having2} ORDER BY PROCTIME()) AS rk FROM t) WHERE rk = 1;\n",
+            having2 = if having.is_empty() { "" } else { ", b" }
+        )
+    };
+    let old = SourceFile::new("old.sql", script(""));
+    let new = SourceFile::new("new.sql", script(", SUM(b)"));
+    let text = render(old, new, Style::PLAIN);
+    let at = |name: &str| text.find(&format!("query {name} (")).expect(name);
+    assert!(at("dedup_out") < at("partial_out"), "{text}");
+    assert!(at("partial_out") < at("unchanged_out"), "{text}");
+}

@@ -81,7 +81,7 @@ fn style(args: &CheckArgs) -> human::Style {
     };
     human::Style {
         colour,
-        ..human::Style::PLAIN
+        width: human::Style::detect_width(),
     }
 }
 

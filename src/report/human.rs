@@ -11,6 +11,9 @@ use crate::verdict::Verdict;
 use miette::{GraphicalReportHandler, GraphicalTheme, Severity};
 use std::fmt::Write;
 
+/// The narrowest width drawn; a narrower terminal gets lines this long.
+const MIN_WIDTH: usize = 40;
+
 /// How to draw: with colour (a terminal) or plain, at a given width.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
@@ -30,8 +33,23 @@ impl Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Style {
             colour: std::io::stdout().is_terminal() && !no_color,
-            ..Style::PLAIN
+            width: Style::detect_width(),
         }
+    }
+
+    /// The width of the terminal on standard output, else `COLUMNS`, else 100 columns.
+    pub fn detect_width() -> usize {
+        let terminal = terminal_size::terminal_size_of(std::io::stdout())
+            .map(|(terminal_size::Width(w), _)| usize::from(w));
+        let columns = || {
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.trim().parse::<usize>().ok())
+        };
+        terminal
+            .or_else(columns)
+            .filter(|&w| w > 0)
+            .map_or(Style::PLAIN.width, |w| w.max(MIN_WIDTH))
     }
 
     fn handler(self) -> GraphicalReportHandler {
@@ -108,7 +126,7 @@ fn diagnostic(out: &mut String, style: Style, item: &Item) {
     let _ = writeln!(out);
 }
 
-fn finding_item(f: &Finding, files: &[&SourceFile]) -> Item {
+fn finding_item(f: &Finding, files: &[&SourceFile], width: usize) -> Item {
     let mut snippets = Vec::new();
     let mut unshown = Vec::new();
     for (title, label, location) in [
@@ -116,7 +134,7 @@ fn finding_item(f: &Finding, files: &[&SourceFile]) -> Item {
         ("in the new script", "new", &f.new),
     ] {
         let Some(location) = location else { continue };
-        match Snippet::of(title, label, location, files) {
+        match Snippet::of(title, label, location, files, width) {
             Some(s) => snippets.push(s),
             None => unshown.push(format!(
                 "{label}: {}:{}:{}",
@@ -159,19 +177,52 @@ fn query_name(query: &QueryReport) -> String {
     }
 }
 
-fn operator_line(out: &mut String, op: &OperatorReport) {
-    let _ = writeln!(
-        out,
-        "  {} [{}] ({}): {}",
-        op.kind,
-        op.flink_node,
+/// The operator, its Flink node when the line has room for it, its status and verdict.
+fn operator_line(out: &mut String, op: &OperatorReport, width: usize) {
+    let tail = format!(
+        "({}): {}",
         status_words(op.status),
         words(op.verdict.name())
     );
+    let full = format!("  {} [{}] {tail}", op.kind, op.flink_node);
+    let line = if full.chars().count() <= width {
+        full
+    } else {
+        format!("  {} {tail}", op.kind)
+    };
+    let _ = writeln!(out, "{line}");
+}
+
+/// Cuts every line to the width (a line of SQL in a snippet can be longer than any terminal).
+fn fit(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        // Coloured lines are left whole: their escapes are not columns.
+        if line.chars().count() > width && !line.contains('\u{1b}') {
+            out.extend(line.chars().take(width.saturating_sub(1)));
+            out.push('…');
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The queries in reading order: changed ones first, the worst verdict first; unchanged last.
+fn reading_order(report: &Report) -> Vec<&QueryReport> {
+    let mut queries: Vec<&QueryReport> = report.queries.iter().collect();
+    queries.sort_by_key(|q| {
+        (
+            q.status == QueryStatus::Unchanged,
+            std::cmp::Reverse(q.verdict),
+        )
+    });
+    queries
 }
 
 fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Style) {
-    for query in &report.queries {
+    for query in reading_order(report) {
         let _ = writeln!(
             out,
             "\n{} ({}): {}",
@@ -183,15 +234,15 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             let _ = writeln!(out);
         }
         for f in &query.findings {
-            diagnostic(out, style, &finding_item(f, files));
+            diagnostic(out, style, &finding_item(f, files, style.width));
         }
         for op in &query.operators {
-            operator_line(out, op);
+            operator_line(out, op, style.width);
             if !op.findings.is_empty() {
                 let _ = writeln!(out);
             }
             for f in &op.findings {
-                diagnostic(out, style, &finding_item(f, files));
+                diagnostic(out, style, &finding_item(f, files, style.width));
             }
         }
         // Source tables are listed only when their DDL changed something.
@@ -204,7 +255,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
                 words(source.verdict.name())
             );
             for f in &source.findings {
-                diagnostic(out, style, &finding_item(f, files));
+                diagnostic(out, style, &finding_item(f, files, style.width));
             }
         }
     }
@@ -213,7 +264,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
 /// One row per piece of state: query, operator, the aggregate (or the operator's whole state).
 fn state_table(out: &mut String, report: &Report) {
     let mut rows: Vec<[String; 4]> = Vec::new();
-    for query in &report.queries {
+    for query in reading_order(report) {
         let mut name = query_name(query);
         for op in &query.operators {
             let mut kind = op.kind.clone();
@@ -267,11 +318,11 @@ fn state_table(out: &mut String, report: &Report) {
     }
 }
 
-fn note_item(note: &NoteReport, files: &[&SourceFile]) -> Item {
+fn note_item(note: &NoteReport, files: &[&SourceFile], width: usize) -> Item {
     let title = format!("in the {}", note.origin());
     let mut help = None;
     let snippets = match &note.location {
-        Some(l) => match Snippet::of(&title, "here", l, files) {
+        Some(l) => match Snippet::of(&title, "here", l, files, width) {
             Some(s) => vec![s],
             None => {
                 help = Some(format!("{}:{}:{}", l.file, l.line, l.column));
@@ -317,7 +368,9 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
         heading(&mut out, &format!("{title}:"));
         for note in notes {
             match kind {
-                NoteKind::Warning => diagnostic(&mut out, style, &note_item(note, files)),
+                NoteKind::Warning => {
+                    diagnostic(&mut out, style, &note_item(note, files, style.width))
+                }
                 // Assumptions are many and seldom wrong: one line each.
                 NoteKind::Assumption => {
                     let at = note
@@ -325,12 +378,16 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
                         .as_ref()
                         .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
                         .unwrap_or_else(|| format!("{}: ", note.origin()));
-                    let _ = writeln!(out, "  {at}{}", note.message);
+                    let line = format!("{at}{}", note.message);
+                    let options = textwrap::Options::new(style.width)
+                        .initial_indent("  ")
+                        .subsequent_indent("      ")
+                        .break_words(false);
+                    let _ = writeln!(out, "{}", textwrap::fill(&line, options));
                 }
             }
         }
     }
     out.truncate(out.trim_end().len());
-    out.push('\n');
-    out
+    fit(&out, style.width)
 }
