@@ -113,7 +113,12 @@ fn inputs() -> BTreeMap<String, Input> {
         let set: Vec<(String, String)> = case
             .set
             .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
             .collect();
         let id = path.to_string_lossy().replace('\\', "/");
         for (side, script) in [("old", case.old), ("new", case.new)] {
@@ -302,7 +307,10 @@ fn the_tools_plan_agrees_with_flinks_on_every_recorded_script() {
                 continue;
             }
             tally.scripts_planned += 1;
-            let plan = match plan_script(SourceFile::new(script.id.clone(), input.text.clone()), &input.set) {
+            let plan = match plan_script(
+                SourceFile::new(script.id.clone(), input.text.clone()),
+                &input.set,
+            ) {
                 Ok(plan) => plan,
                 Err(e) => {
                     disagreements.push(Disagreement {
@@ -358,7 +366,14 @@ fn the_tools_plan_agrees_with_flinks_on_every_recorded_script() {
                     })
                     .collect();
                 let tool: Vec<Normal> = tq.operators.iter().filter_map(kinds::from_tool).collect();
-                compare_query(&script.id, i + 1, &flink, &tool, &mut tally, &mut disagreements);
+                compare_query(
+                    &script.id,
+                    i + 1,
+                    &flink,
+                    &tool,
+                    &mut tally,
+                    &mut disagreements,
+                );
             }
         }
     }
@@ -415,8 +430,17 @@ fn the_tools_plan_agrees_with_flinks_on_every_recorded_script() {
     if let Ok(path) = std::env::var("PLAN_ORACLE_UNEXPLAINED") {
         std::fs::write(path, unexplained.join("\n")).expect("writable");
     }
-    assert!(tally.scripts_planned >= 10, "only {} scripts planned", tally.scripts_planned);
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        tally.scripts_planned >= 10,
+        "only {} scripts planned",
+        tally.scripts_planned
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     assert!(
         unexplained.is_empty(),
         "{} unexplained disagreement(s) with Flink's plan (fix the tool, or add to {ALLOW} with why):\n{}",

@@ -193,23 +193,32 @@ class Plan:
             return Ref("UNION(%s)" % ", ".join(r.text for r in refs), cols)
         return Ref(kind + "_output")
 
+    def _local(self, nid):
+        """The local half beneath the global half of a two-phase aggregate (through exchanges)."""
+        cur = self._input(nid)
+        while cur is not None and self.kind(cur) == "exchange":
+            cur = self._input(cur)
+        if cur is not None and self.kind(cur).startswith("local-"):
+            return cur
+        return None
+
     def _grouped(self, nid, index):
         """A grouping field of an aggregate: for the global half of a two-phase aggregate, the
         local half's grouping field."""
-        inp = self._input(nid)
-        if inp is not None and self.kind(inp).startswith("local-"):
-            local = self.nodes[inp]
-            grouping = local.get("grouping") or []
+        local = self._local(nid)
+        if local is not None:
+            grouping = self.nodes[local].get("grouping") or []
             if index < len(grouping):
-                return self.field(self._input(inp), grouping[index])
+                return self.field(self._input(local), grouping[index])
+        inp = self._input(nid)
         return self.field(inp, index) if inp is not None else UNKNOWN
 
     def agg_input(self, nid):
         """The node whose fields an aggregate's argList indexes."""
-        inp = self._input(nid)
-        if inp is not None and self.kind(inp).startswith("local-"):
-            return self._input(inp)
-        return inp
+        local = self._local(nid)
+        if local is not None:
+            return self._input(local)
+        return self._input(nid)
 
     def agg_call(self, nid, call):
         src = self.agg_input(nid)

@@ -4,6 +4,8 @@
                                              PREFIX, or all) in one JVM and write
                                              observations/flink-<version>.yaml
     python plan_lab.py list                  print the input ids
+    python plan_lab.py verify                compare the recorded flink-tests nodes with the
+                                             plans Flink's repository keeps for those tests
 
 See README.md. Run with PyFlink (e.g. /work/pyflink-venv/bin/python) and Java 17 on PATH.
 """
@@ -228,7 +230,7 @@ def flink_version():
 
 def record(prefixes):
     version = flink_version()
-    path = os.path.join(OBSERVATIONS, "flink-%s.yaml" % version)
+    path = os.environ.get("PLAN_LAB_OUT") or os.path.join(OBSERVATIONS, "flink-%s.yaml" % version)
     old = {}
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
@@ -285,7 +287,36 @@ _Dumper.add_representer(list, _flow_lists)
 _Dumper.add_representer(dict, _flow_small_maps)
 
 
+def verify():
+    """The stand-in against Flink's own tests: for each flink-tests script, the stateful nodes
+    recorded here against those of the compiled plan Flink's repository keeps for that test
+    program (index.json `plan_node_types`)."""
+    version = flink_version()
+    with open(os.path.join(OBSERVATIONS, "flink-%s.yaml" % version), encoding="utf-8") as f:
+        recorded = {s["id"]: s for s in yaml.safe_load(f)["scripts"]}
+    with open(os.path.join(CORPUS, "flink-tests", "index.json"), encoding="utf-8") as f:
+        index = json.load(f)
+    same = differ = unknown = 0
+    for entry in index:
+        expected = entry.get("plan_node_types")
+        obs = recorded.get("flink-tests/" + entry["file"])
+        if expected is None or obs is None or not any("nodes" in q for q in obs.get("queries", [])):
+            unknown += 1
+            continue
+        want = sorted(plan_json.node_kind(t) for t in expected if plan_json.node_kind(t) in plan_json.STATEFUL)
+        got = sorted(n["node"] for q in obs["queries"] for n in q.get("nodes", []) if n["node"] in plan_json.STATEFUL)
+        if want == got:
+            same += 1
+        else:
+            differ += 1
+            print("%s: Flink's test plan %s, recorded %s" % (entry["file"], want, got))
+    print("%d agree, %d differ, %d not comparable" % (same, differ, unknown))
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "verify":
+        verify()
+        return 0
     if len(argv) >= 2 and argv[1] == "list":
         for sid, _, _ in inputs():
             print(sid)

@@ -35,12 +35,17 @@ pub fn field(text: &str) -> String {
             && p.chars()
                 .next()
                 .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-            && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            && p.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
     };
     if parts.len() >= 2 && parts.iter().all(|p| is_ident(p)) {
         let n = parts.len();
-        format!("{}.{}", parts[n - 2].trim_matches('`'), parts[n - 1].trim_matches('`'))
-            .to_lowercase()
+        format!(
+            "{}.{}",
+            parts[n - 2].trim_matches('`'),
+            parts[n - 1].trim_matches('`')
+        )
+        .to_lowercase()
     } else {
         "expr".into()
     }
@@ -81,7 +86,11 @@ pub fn order_item(text: &str) -> String {
 }
 
 pub fn order<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    items.into_iter().map(order_item).collect::<Vec<_>>().join(", ")
+    items
+        .into_iter()
+        .map(order_item)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `SUM(T.b)` → `SUM(t.b)`, `COUNT(DISTINCT T.c)` → `COUNT(DISTINCT t.c)`, `COUNT(1)` →
@@ -130,6 +139,36 @@ fn split_top_level(text: &str) -> Vec<String> {
         out.push(cur.trim().to_string());
     }
     out
+}
+
+/// The columns the filter terms read, as a sorted set of fields (quoted strings skipped).
+pub fn filter_columns<'a>(terms: impl IntoIterator<Item = &'a str>) -> String {
+    let mut cols = std::collections::BTreeSet::new();
+    for term in terms {
+        let mut word = String::new();
+        let mut quoted = false;
+        for c in term.chars().chain(std::iter::once(' ')) {
+            if c == '\'' {
+                quoted = !quoted;
+                word.clear();
+                continue;
+            }
+            if !quoted && (c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '#' | '`')) {
+                word.push(c);
+                continue;
+            }
+            if word.contains('.')
+                && word.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '`')
+            {
+                let f = field(&word);
+                if f != "expr" {
+                    cols.insert(f);
+                }
+            }
+            word.clear();
+        }
+    }
+    cols.into_iter().collect::<Vec<_>>().join(", ")
 }
 
 /// An ISO-8601 duration as Flink writes it (`PT1M`, `PT0.5S`, `PT2H30M`) in milliseconds.
@@ -199,7 +238,12 @@ fn window_text(
     step: Option<i64>,
 ) -> String {
     let mut out = kind.to_string();
-    for (name, v) in [("size", size), ("slide", slide), ("gap", gap), ("step", step)] {
+    for (name, v) in [
+        ("size", size),
+        ("slide", slide),
+        ("gap", gap),
+        ("step", step),
+    ] {
         if let Some(v) = v {
             out.push_str(&format!(" {name}={v}"));
         }
@@ -221,6 +265,10 @@ mod tests {
         assert_eq!(aggregate("COUNT(DISTINCT T.c)"), "COUNT(DISTINCT t.c)");
         assert_eq!(order_item("T.x desc"), "t.x DESC");
         assert_eq!(duration_ms("PT1M"), Some(60_000));
+        assert_eq!(
+            filter_columns(["SEARCH(T.x, SARG[[10..20]])", "o#2.y = 'a.b'"]),
+            "o.y, t.x"
+        );
         assert_eq!(duration_ms("PT0.5S"), Some(500));
     }
 }
