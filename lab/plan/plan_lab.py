@@ -250,15 +250,22 @@ def record(prefixes):
         entry.update(obs)
         old[sid] = entry
         print("[%d/%d] %s: %s" % (n, len(chosen), sid, summary(entry)), flush=True)
+        if n % 50 == 0:  # a long run keeps what it has planned
+            write(path, version, old)
+    write(path, version, old)
+
+
+def write(path, version, entries):
     wanted = {i[0] for i in inputs()}
-    scripts = [old[k] for k in sorted(old) if k in wanted]
-    os.makedirs(OBSERVATIONS, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
+    scripts = [entries[k] for k in sorted(entries) if k in wanted]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write("# Written by lab/plan/plan_lab.py record: Flink's optimized plan of every input, reduced to\n"
                 "# its stateful exec nodes and their state-relevant attributes. Do not edit by hand.\n")
         yaml.dump({"flink_version": version, "scripts": scripts}, f, Dumper=_Dumper,
                   sort_keys=False, allow_unicode=True, width=120)
-    print("wrote %s (%d scripts)" % (os.path.relpath(path, REPO), len(scripts)))
+    os.replace(path + ".tmp", path)
+    print("wrote %s (%d scripts)" % (os.path.relpath(path, REPO), len(scripts)), flush=True)
 
 
 def summary(entry):

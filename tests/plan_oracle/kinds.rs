@@ -212,18 +212,19 @@ fn key_pairs<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     pairs.join(", ")
 }
 
-/// The tool's condition terms that equate two columns of different tables: the join keys.
+/// The tool's condition terms that equate what one input computes with what the other computes:
+/// the join keys (each side reads columns, of tables the other side does not read).
 fn equi_terms<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     key_pairs(items.into_iter().filter(|t| {
-        pair(t).is_some_and(|p| {
-            let (a, b) = p.split_once(" = ").unwrap_or(("", ""));
-            a != "expr" && b != "expr"
+        normal::split_equality(t).is_some_and(|(a, b)| {
+            let (ta, tb) = (normal::tables_read(a), normal::tables_read(b));
+            !ta.is_empty() && !tb.is_empty() && ta.is_disjoint(&tb)
         })
     }))
 }
 
 fn pair(term: &str) -> Option<String> {
-    let (a, b) = term.split_once(" = ")?;
+    let (a, b) = normal::split_equality(term)?;
     let mut sides = [normal::field(a), normal::field(b)];
     sides.sort();
     Some(format!("{} = {}", sides[0], sides[1]))

@@ -14,6 +14,19 @@ pub struct Normal {
     pub attrs: BTreeMap<&'static str, String>,
 }
 
+impl Normal {
+    /// The same node with the script's computed columns masked (see `mask_computed`), except in
+    /// `filter_columns`, where Flink names the columns a computed column reads.
+    pub fn masking(mut self, computed: &std::collections::BTreeSet<String>) -> Normal {
+        for (name, value) in self.attrs.iter_mut() {
+            if *name != "filter_columns" {
+                *value = mask_computed(value, computed);
+            }
+        }
+        self
+    }
+}
+
 /// Flink's exec nodes that are one logical operator of the tool: the halves of a two-phase
 /// (mini-batch) aggregate are the aggregate the tool models; the configuration rules judge the
 /// split itself.
@@ -137,6 +150,58 @@ fn split_top_level(text: &str) -> Vec<String> {
     }
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// `a = b` split at its top-level `=` (not one inside a call or a string).
+pub fn split_equality(term: &str) -> Option<(&str, &str)> {
+    let (mut depth, mut quoted) = (0i32, false);
+    for (i, c) in term.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' | '[' if !quoted => depth += 1,
+            ')' | ']' if !quoted => depth -= 1,
+            '=' if !quoted && depth == 0 => {
+                let before = term[..i].trim_end();
+                if before.ends_with(['<', '>', '!']) || term[i + 1..].starts_with('=') {
+                    return None;
+                }
+                return Some((before, term[i + 1..].trim_start()));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The tables whose columns a text reads (lower case).
+pub fn tables_read(text: &str) -> std::collections::BTreeSet<String> {
+    filter_columns([text])
+        .split(", ")
+        .filter_map(|c| c.split_once('.').map(|(t, _)| t.to_string()))
+        .collect()
+}
+
+/// Each field of a normalized text that is a computed column of the tool's catalog becomes
+/// `expr`: Flink's plan names a computed column by the expression computing it.
+pub fn mask_computed(text: &str, computed: &std::collections::BTreeSet<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once('\u{0}')) {
+        if c.is_alphanumeric() || matches!(c, '_' | '$' | '.') {
+            word.push(c);
+            continue;
+        }
+        if computed.contains(&word) {
+            out.push_str("expr");
+        } else {
+            out.push_str(&word);
+        }
+        word.clear();
+        if c != '\u{0}' {
+            out.push(c);
+        }
     }
     out
 }
