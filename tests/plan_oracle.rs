@@ -168,16 +168,16 @@ fn collect(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
 
 /// The computed columns of the script's tables, as normalized fields (`table.column`).
 fn computed_columns(plan: &flink_compat::plan::Plan) -> BTreeSet<String> {
-    plan.catalog
-        .tables
-        .values()
-        .flat_map(|t| {
-            t.def.columns.iter().filter_map(move |c| {
-                matches!(c.kind, flink_compat::sql::statement::ColumnKind::Computed { .. })
-                    .then(|| normal::field(&format!("{}.{}", t.name(), c.name)))
-            })
-        })
-        .collect()
+    use flink_compat::sql::statement::ColumnKind;
+    let mut out = BTreeSet::new();
+    for table in plan.catalog.tables.values() {
+        for column in &table.def.columns {
+            if matches!(column.kind, ColumnKind::Computed { .. }) {
+                out.insert(normal::field(&format!("{}.{}", table.name(), column.name)));
+            }
+        }
+    }
+    out
 }
 
 /// A difference between the tool's plan and Flink's for one query.
@@ -372,6 +372,15 @@ fn the_tools_plan_agrees_with_flinks_on_every_recorded_script() {
                 let flink: Vec<Normal> = nodes
                     .iter()
                     .map(kinds::from_flink)
+                    .enumerate()
+                    .map(|(i, mut n)| {
+                        // Flink's record has the filters down to the next stateful node, the
+                        // tool's the filters of the whole lineage: alike for the first node only.
+                        if i > 0 {
+                            n.attrs.remove("filter_columns");
+                        }
+                        n
+                    })
                     .filter(|n| {
                         let skip = not_compared.contains(n.kind.as_str());
                         if skip {

@@ -39,12 +39,12 @@ pub fn from_flink(node: &Value) -> Normal {
             }
         }
         "over-aggregate" => {
-            attrs.insert("partition", normal::fields(strs(get("partition"))));
+            attrs.insert("partition", normal::field_set(strs(get("partition"))));
             attrs.insert("order", normal::order(strs(get("order"))));
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
         }
         "deduplicate" => {
-            attrs.insert("partition", normal::fields(strs(get("partition"))));
+            attrs.insert("partition", normal::field_set(strs(get("partition"))));
             if let Some(k) = text(get("keep")) {
                 attrs.insert("keep", k);
             }
@@ -56,7 +56,7 @@ pub fn from_flink(node: &Value) -> Normal {
             let partition = strs(get("partition"))
                 .into_iter()
                 .filter(|p| !WINDOW_BOUNDS.contains(p));
-            attrs.insert("partition", normal::fields(partition));
+            attrs.insert("partition", normal::field_set(partition));
             attrs.insert("order", normal::order(strs(get("order"))));
             if let Some(f) = text(get("function")) {
                 attrs.insert("function", f);
@@ -116,7 +116,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             }
         }
         OperatorKind::OverAggregate => {
-            attrs.insert("partition", normal::fields(strs(get("partition_keys"))));
+            attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
             if let Some(o) = get("order") {
                 let key = o.get("key").and_then(Value::as_str).unwrap_or("?");
                 let dir = o.get("direction").and_then(Value::as_str).unwrap_or("asc");
@@ -125,7 +125,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             attrs.insert("aggregates", over_aggregates(strs(get("aggregates"))));
         }
         OperatorKind::Deduplicate => {
-            attrs.insert("partition", normal::fields(strs(get("partition_keys"))));
+            attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
             if let Some(k) = text(get("keep")) {
                 attrs.insert("keep", k);
             }
@@ -137,7 +137,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             let partition = strs(get("partition_keys"))
                 .into_iter()
                 .filter(|p| !WINDOW_BOUNDS.contains(p));
-            attrs.insert("partition", normal::fields(partition));
+            attrs.insert("partition", normal::field_set(partition));
             attrs.insert("order", normal::order(strs(get("order"))));
             if let Some(t) = text(get("function")) {
                 attrs.insert("function", t);

@@ -40,7 +40,7 @@ pub fn flink_kind(node: &str) -> String {
 
 /// `a.b.T.c` → `t.c`; anything that is not a (qualified) column → `expr`.
 pub fn field(text: &str) -> String {
-    let t = strip_self_join_suffix(text.trim());
+    let t = strip_self_join_suffix(strip_lookup(text.trim()));
     let parts: Vec<&str> = t.split('.').collect();
     let is_ident = |p: &str| {
         let p = p.trim_matches('`');
@@ -62,6 +62,28 @@ pub fn field(text: &str) -> String {
     } else {
         "expr".into()
     }
+}
+
+/// The tool names a column of a looked-up table `lookup[condition]:table.column`; Flink names
+/// it `table.column`.
+fn strip_lookup(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("lookup[") else {
+        return text;
+    };
+    let mut depth = 1;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return rest[i + 1..].strip_prefix(':').unwrap_or(text);
+                }
+            }
+            _ => {}
+        }
+    }
+    text
 }
 
 fn strip_self_join_suffix(text: &str) -> String {
@@ -175,12 +197,38 @@ pub fn split_equality(term: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// The tables whose columns a text reads (lower case).
+/// The inputs whose columns a text reads (a table read twice is two inputs: `t`, `t#2`).
 pub fn tables_read(text: &str) -> std::collections::BTreeSet<String> {
-    filter_columns([text])
-        .split(", ")
-        .filter_map(|c| c.split_once('.').map(|(t, _)| t.to_string()))
-        .collect()
+    let mut out = std::collections::BTreeSet::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c == '\'' {
+            quoted = !quoted;
+            word.clear();
+            continue;
+        }
+        if !quoted && (c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '#' | '`')) {
+            word.push(c);
+            continue;
+        }
+        if let Some((table, _)) = word.rsplit_once('.') {
+            if table.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '`') {
+                let last = table.rsplit('.').next().unwrap_or(table);
+                out.insert(last.to_lowercase());
+            }
+        }
+        word.clear();
+    }
+    out
+}
+
+/// A list of fields as a set (sorted): Flink keys a rank, a deduplication and an over
+/// aggregate by its partition columns in their input order, whatever order PARTITION BY says.
+pub fn field_set<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let mut fields: Vec<String> = items.into_iter().map(field).collect();
+    fields.sort();
+    fields.join(", ")
 }
 
 /// Each field of a normalized text that is a computed column of the tool's catalog becomes
@@ -325,6 +373,15 @@ mod tests {
         assert_eq!(field("db.Orders.Amount"), "orders.amount");
         assert_eq!(field("orders#2.id"), "orders.id");
         assert_eq!(field("UPPER(T.c)"), "expr");
+        assert_eq!(field("lookup[o.uid = u.uid]:Users.city"), "users.city");
+        assert_eq!(
+            tables_read("o.id"),
+            tables_read("o#2.id")
+                .iter()
+                .map(|t| t.replace("#2", ""))
+                .collect()
+        );
+        assert_ne!(tables_read("o.id"), tables_read("o#2.id"));
         assert_eq!(aggregate("count(1)"), "COUNT(*)");
         assert_eq!(aggregate("SUM(T.b)"), "SUM(t.b)");
         assert_eq!(aggregate("COUNT(DISTINCT T.c)"), "COUNT(DISTINCT t.c)");
