@@ -5,6 +5,10 @@ import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.catalog.TableDistribution;
+import org.apache.flink.table.connector.sink.abilities.SupportsBucketing;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.connector.sink.abilities.SupportsWritingMetadata;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
@@ -19,6 +23,7 @@ import org.apache.flink.table.types.DataType;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +40,8 @@ import java.util.Set;
  *       (set by plan_lab.py from the real connector and format: upsert-kafka is upsert, a CDC
  *       format or connector is all, anything else insert-only);
  *   <li>metadata columns are readable and writable under the keys the table declares;
- *   <li>as a sink it accepts every change the query produces (retractions included).
+ *   <li>as a sink it accepts every change the query produces (retractions included), buckets
+ *       (DISTRIBUTED BY), static partitions and INSERT OVERWRITE.
  * </ul>
  */
 public class StandInFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
@@ -134,7 +140,12 @@ public class StandInFactory implements DynamicTableSourceFactory, DynamicTableSi
         }
     }
 
-    static final class Sink implements DynamicTableSink, SupportsWritingMetadata {
+    static final class Sink
+            implements DynamicTableSink,
+                    SupportsWritingMetadata,
+                    SupportsBucketing,
+                    SupportsPartitioning,
+                    SupportsOverwrite {
         private final Map<String, DataType> metadata;
 
         Sink(Map<String, DataType> metadata) {
@@ -160,6 +171,22 @@ public class StandInFactory implements DynamicTableSourceFactory, DynamicTableSi
 
         @Override
         public void applyWritableMetadata(List<String> keys, DataType consumedDataType) {}
+
+        @Override
+        public Set<TableDistribution.Kind> listAlgorithms() {
+            return EnumSet.allOf(TableDistribution.Kind.class);
+        }
+
+        @Override
+        public boolean requiresBucketCount() {
+            return false;
+        }
+
+        @Override
+        public void applyStaticPartition(Map<String, String> partition) {}
+
+        @Override
+        public void applyOverwrite(boolean overwrite) {}
 
         @Override
         public DynamicTableSink copy() {
