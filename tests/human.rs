@@ -196,3 +196,42 @@ fn changed_queries_come_first_the_worst_first() {
     assert!(at("dedup_out") < at("partial_out"), "{text}");
     assert!(at("partial_out") < at("unchanged_out"), "{text}");
 }
+
+/// Three aggregating queries; the new job adds one `SET` line (a job-level change).
+fn three_queries_and_a_set_line() -> (SourceFile, SourceFile) {
+    let queries = "CREATE TABLE t (a INT, b INT, c INT) WITH ('connector'='kafka');\n\
+                   CREATE TABLE out_a (k INT, n BIGINT) WITH ('connector'='kafka');\n\
+                   CREATE TABLE out_b (k INT, n BIGINT) WITH ('connector'='kafka');\n\
+                   CREATE TABLE out_c (k INT, n BIGINT) WITH ('connector'='kafka');\n\
+                   INSERT INTO out_a SELECT a, COUNT(*) FROM t GROUP BY a;\n\
+                   INSERT INTO out_b SELECT b, COUNT(*) FROM t GROUP BY b;\n\
+                   INSERT INTO out_c SELECT c, COUNT(*) FROM t GROUP BY c;\n";
+    (
+        SourceFile::new("old.sql", queries.to_string()),
+        SourceFile::new(
+            "new.sql",
+            format!("SET 'table.exec.mini-batch.enabled' = 'true';\n{queries}"),
+        ),
+    )
+}
+
+#[test]
+fn a_job_level_finding_is_shown_once_naming_the_queries_it_affects() {
+    let (old, new) = three_queries_and_a_set_line();
+    let report = check(old.clone(), new.clone(), &[], &rules()).expect("the pair checks");
+    let shared = report.shared_findings();
+    assert!(
+        !shared.is_empty(),
+        "the SET line is one finding for all three queries"
+    );
+    let text = human::render(&report, &[&old, &new], Style::PLAIN);
+    let rule = &shared[0].0.rule;
+    assert_eq!(text.matches(rule.as_str()).count(), 1, "{text}");
+    assert!(
+        text.contains("affects query out_a, query out_b, query out_c"),
+        "{text}"
+    );
+    let github = flink_compat::report::github::annotations(&report);
+    assert_eq!(github.matches(rule.as_str()).count(), 1, "{github}");
+    assert!(github.contains("affects query out_a"), "{github}");
+}

@@ -47,6 +47,15 @@ fn properties(location: Option<&Location>, title: &str) -> String {
 }
 
 fn finding(out: &mut String, context: FindingContext, f: &Finding) {
+    let place = match context.operator {
+        Some(op) => format!("{} in {}", op.kind, super::query_title(&context.query.name)),
+        None => super::query_title(&context.query.name),
+    };
+    annotation(out, f, &place);
+}
+
+/// One annotation: the finding at its clause, titled with its rule, verdict and `place`.
+fn annotation(out: &mut String, f: &Finding, place: &str) {
     let location = f.new.as_ref().or(f.old.as_ref());
     let mut message = f.message.clone();
     if let (Some(old), Some(_)) = (&f.old, &f.new) {
@@ -56,10 +65,6 @@ fn finding(out: &mut String, context: FindingContext, f: &Finding) {
             old.file, old.line, old.column
         );
     }
-    let place = match context.operator {
-        Some(op) => format!("{} in {}", op.kind, super::query_title(&context.query.name)),
-        None => super::query_title(&context.query.name),
-    };
     let mut title = format!("{} ({}): {place}", f.rule, f.verdict);
     let mut level = command(f.verdict);
     if let Some(s) = &f.suppressed {
@@ -89,8 +94,23 @@ pub fn render(report: &Report) -> String {
 /// The annotations of a report's findings, warnings and assumptions (no verdict line).
 pub fn annotations(report: &Report) -> String {
     let mut out = String::new();
+    // A job-level or source finding shared by several queries is one annotation naming them.
+    for (f, queries) in report.shared_findings() {
+        let names: Vec<String> = queries
+            .iter()
+            .map(|q| super::query_title(&q.name))
+            .collect();
+        // At its clause in the new script: in the old one each query has its own.
+        let mut once = f.clone();
+        if once.new.is_some() {
+            once.old = None;
+        }
+        annotation(&mut out, &once, &format!("affects {}", names.join(", ")));
+    }
     for (context, f) in report.findings_in_context() {
-        finding(&mut out, context, f);
+        if !report.is_shared(&context, f) {
+            finding(&mut out, context, f);
+        }
     }
     for note in &report.notes {
         let (kind, title) = match note.kind {

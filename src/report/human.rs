@@ -4,7 +4,10 @@
 //! output is plain and deterministic.
 
 use super::snippet::{severity, Item, Snippet};
-use super::{Finding, NoteReport, OperatorReport, QueryReport, QueryStatus, Report};
+use super::{
+    query_title, same_finding, Finding, NoteReport, OperatorReport, QueryReport, QueryStatus,
+    Report,
+};
 use crate::notes::NoteKind;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
@@ -222,6 +225,29 @@ fn reading_order(report: &Report) -> Vec<&QueryReport> {
 }
 
 fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Style) {
+    // A job-level or source finding shared by several queries: once, naming them.
+    let shared = report.shared_findings();
+    if !shared.is_empty() {
+        let _ = writeln!(out, "\nthe job and its sources:\n");
+        for (f, queries) in &shared {
+            let names: Vec<String> = queries.iter().map(|q| query_title(&q.name)).collect();
+            // Shown at its clause in the new script: in the old one each query has its own.
+            let mut once = (*f).clone();
+            if once.new.is_some() {
+                once.old = None;
+            }
+            let mut item = finding_item(&once, files, style.width);
+            item.message = format!("{} (affects {})", item.message, names.join(", "));
+            diagnostic(out, style, &item);
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    }
+    let is_shared = |query: &QueryReport, f: &Finding| {
+        shared.iter().any(|(g, queries)| {
+            queries.iter().any(|q| std::ptr::eq(*q, query)) && same_finding(g, f)
+        })
+    };
     for query in reading_order(report) {
         let _ = writeln!(
             out,
@@ -233,7 +259,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
         if !query.findings.is_empty() {
             let _ = writeln!(out);
         }
-        for f in &query.findings {
+        for f in query.findings.iter().filter(|f| !is_shared(query, f)) {
             diagnostic(out, style, &finding_item(f, files, style.width));
         }
         for op in &query.operators {
@@ -246,7 +272,11 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             }
         }
         // Source tables are listed only when their DDL changed something.
-        for source in query.sources.iter().filter(|s| !s.findings.is_empty()) {
+        for source in query
+            .sources
+            .iter()
+            .filter(|s| s.findings.iter().any(|f| !is_shared(query, f)))
+        {
             let _ = writeln!(
                 out,
                 "  source table {} ({}): {}\n",
@@ -254,7 +284,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
                 status_words(source.status),
                 words(source.verdict.name())
             );
-            for f in &source.findings {
+            for f in source.findings.iter().filter(|f| !is_shared(query, f)) {
                 diagnostic(out, style, &finding_item(f, files, style.width));
             }
         }

@@ -230,10 +230,63 @@ impl Report {
         })
     }
 
+    /// The findings about a query as a whole or about one of its source tables that are the
+    /// same in several queries (a job-level or source change), each once with the queries it
+    /// affects, in report order.
+    pub fn shared_findings(&self) -> Vec<(&Finding, Vec<&QueryReport>)> {
+        let mut shared: Vec<(&Finding, Vec<&QueryReport>)> = Vec::new();
+        for (context, f) in self.findings_in_context() {
+            if !is_about_the_job_or_a_source(&context) {
+                continue;
+            }
+            match shared.iter_mut().find(|(g, _)| same_finding(g, f)) {
+                Some((_, queries)) => {
+                    if !queries.iter().any(|q| std::ptr::eq(*q, context.query)) {
+                        queries.push(context.query);
+                    }
+                }
+                None => shared.push((f, vec![context.query])),
+            }
+        }
+        shared.retain(|(_, queries)| queries.len() > 1);
+        shared
+    }
+
+    /// Whether a finding in its context is one of [`Report::shared_findings`].
+    pub fn is_shared(&self, context: &FindingContext, f: &Finding) -> bool {
+        is_about_the_job_or_a_source(context)
+            && self
+                .findings_in_context()
+                .filter(|(c, g)| {
+                    !std::ptr::eq(c.query, context.query)
+                        && is_about_the_job_or_a_source(c)
+                        && same_finding(g, f)
+                })
+                .count()
+                > 0
+    }
+
     /// Every finding, in report order.
     pub fn findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings_in_context().map(|(_, f)| f)
     }
+}
+
+/// A finding on the query itself (not one of its operators) or on a source table it reads.
+fn is_about_the_job_or_a_source(context: &FindingContext) -> bool {
+    context
+        .operator
+        .is_none_or(|op| context.query.sources.iter().any(|s| std::ptr::eq(s, op)))
+}
+
+/// The same rule saying the same thing about the same clause of the new script (of the old
+/// one when the new one has none): a `SET` line added to the job is one change, though each
+/// query's finding points at its own query in the old script.
+pub(crate) fn same_finding(a: &Finding, b: &Finding) -> bool {
+    a.rule == b.rule
+        && a.message == b.message
+        && a.new == b.new
+        && (a.new.is_some() || a.old == b.old)
 }
 
 #[cfg(test)]
