@@ -42,7 +42,9 @@ impl WindowTvf {
     }
 }
 
-/// `ROW_NUMBER() OVER (...) AS rk` waiting for the enclosing query's filter on `rk`.
+/// `ROW_NUMBER() OVER (...) AS rk` waiting for a filter on `rk` by a query reading it (the one
+/// enclosing it, or any query above it: through subqueries, CTEs and views, however `rk` is
+/// renamed on the way).
 #[derive(Debug, Clone)]
 pub struct PendingRank {
     pub column: String,
@@ -53,6 +55,32 @@ pub struct PendingRank {
     /// The columns of the SELECT that holds the ROW_NUMBER (set once its output is known).
     pub input: Vec<Column>,
     pub input_open_tables: Vec<String>,
+    /// The filter terms beneath the ranking (its own SELECT's WHERE and below), and that WHERE.
+    pub beneath: Vec<CExpr>,
+    pub where_span: Option<ByteSpan>,
+    /// Conditions of the queries between the ranking and its rank filter: Flink runs them after
+    /// the rank (a Calc above it), so the rank carries the columns they read.
+    pub above: Vec<CExpr>,
+}
+
+impl PendingRank {
+    /// The value of the rank column, as the queries above see it: the ranking with its window.
+    pub fn placeholder(&self) -> CExpr {
+        let partition: Vec<String> = self.partition.iter().map(|(p, _)| p.canonical()).collect();
+        let order: Vec<String> = self
+            .order
+            .iter()
+            .map(|(o, descending, ..)| {
+                format!("{} {}", o.canonical(), if *descending { "DESC" } else { "ASC" })
+            })
+            .collect();
+        CExpr::Derived(format!(
+            "{}() OVER (PARTITION BY {} ORDER BY {})",
+            self.function,
+            partition.join(", "),
+            order.join(", ")
+        ))
+    }
 }
 
 /// The output of a FROM item, a subquery or a whole SELECT.
@@ -68,7 +96,8 @@ pub struct Relation {
     pub window: Option<WindowTvf>,
     /// Projections between the window TVF and this relation.
     pub window_steps: usize,
-    pub rank: Option<PendingRank>,
+    /// Rankings not yet filtered on (one per input of a join at most).
+    pub ranks: Vec<PendingRank>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
 }

@@ -130,7 +130,7 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
 
 /// What the enclosing query selects: the rank number, the window bounds, the other fields.
 pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, qualify: bool) {
-    let rank = CExpr::Derived(format!("{}()", pending.function));
+    let rank = pending.placeholder();
     let windowed = op.kind == OperatorKind::WindowTopN;
     let mut outputs = Vec::new();
     let mut window_outputs = Vec::new();
