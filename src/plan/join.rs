@@ -123,6 +123,8 @@ pub struct PendingJoin {
     pub lookup: Option<LookupState>,
     pub span: ByteSpan,
     pub condition_span: ByteSpan,
+    /// Where its type is decided: the join, and the WHERE rejecting a padded side's nulls.
+    pub type_span: ByteSpan,
     /// What the join must carry: columns read above it or in its condition, canonical.
     pub carried: BTreeSet<String>,
 }
@@ -286,6 +288,7 @@ pub fn join(
         lookup,
         span,
         condition_span,
+        type_span: span,
         carried: BTreeSet::new(),
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {

@@ -11,6 +11,7 @@ pub mod interval;
 pub mod join;
 pub mod join_bounds;
 pub mod join_finish;
+pub mod join_nulls;
 pub mod match_recognize;
 pub mod over;
 pub mod rank;

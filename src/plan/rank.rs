@@ -179,7 +179,11 @@ fn rank_inputs(pending: &PendingRank, used: &[CExpr]) -> Vec<String> {
             out.push(canonical);
         }
     }
-    out.extend(open.into_iter().filter(|c| !out.contains(c)).collect::<Vec<_>>());
+    out.extend(
+        open.into_iter()
+            .filter(|c| !out.contains(c))
+            .collect::<Vec<_>>(),
+    );
     out
 }
 

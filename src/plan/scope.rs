@@ -71,7 +71,11 @@ impl PendingRank {
             .order
             .iter()
             .map(|(o, descending, ..)| {
-                format!("{} {}", o.canonical(), if *descending { "DESC" } else { "ASC" })
+                format!(
+                    "{} {}",
+                    o.canonical(),
+                    if *descending { "DESC" } else { "ASC" }
+                )
             })
             .collect();
         CExpr::Derived(format!(

@@ -90,7 +90,10 @@ pub fn restore(query: &mut Query, lifted: &Lifted) -> Result<(), ParserError> {
             let TableFactor::MatchRecognize { table, .. } = factor else {
                 return ControlFlow::Continue(());
             };
-            let TableFactor::Table { name, alias: None, .. } = table.as_ref() else {
+            let TableFactor::Table {
+                name, alias: None, ..
+            } = table.as_ref()
+            else {
                 return ControlFlow::Continue(());
             };
             let index = name

@@ -1,9 +1,9 @@
 //! Turns the raw statements of a script into [`Statement`]s.
 
-use super::{ddl, match_input};
 use super::dialect::FlinkDialect;
 use super::split::RawStatement;
 use super::statement::*;
+use super::{ddl, match_input};
 use crate::error::{Error, Result};
 use crate::limits::MAX_SQL_NESTING;
 use crate::source::{ByteSpan, SourceFile};
