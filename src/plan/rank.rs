@@ -382,7 +382,11 @@ pub fn build(
     let output = b.project(select, input)?;
     let projection_span = b.projection_span(select);
     if op.kind == OperatorKind::Deduplicate {
-        let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
+        let outputs: Vec<String> = output
+            .columns
+            .iter()
+            .map(|c| pending.output_value(&c.expr).canonical())
+            .collect();
         op.set("outputs", json!(outputs));
     } else {
         super::top_n::set_outputs(&mut op, &pending, &output, qualify);

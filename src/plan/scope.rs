@@ -64,6 +64,15 @@ pub struct PendingRank {
 }
 
 impl PendingRank {
+    /// An output of the rank with the rank number named by its function alone: the window of
+    /// the ranking is the operator's own fact, not a property of each field computed from `rk`.
+    pub fn output_value(&self, expr: &CExpr) -> CExpr {
+        expr.replaced(
+            &self.placeholder(),
+            &CExpr::Derived(format!("{}()", self.function)),
+        )
+    }
+
     /// The value of the rank column, as the queries above see it: the ranking with its window.
     pub fn placeholder(&self) -> CExpr {
         let partition: Vec<String> = self.partition.iter().map(|(p, _)| p.canonical()).collect();

@@ -141,10 +141,11 @@ pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, 
         match window_column(&column.expr) {
             Some((name, _)) if windowed => window_outputs.push(name.to_string()),
             _ => {
-                let canonical = column.expr.canonical();
+                let value = pending.output_value(&column.expr);
+                let canonical = value.canonical();
                 op.display
                     .entry(canonical.clone())
-                    .or_insert_with(|| column.expr.display(qualify));
+                    .or_insert_with(|| value.display(qualify));
                 outputs.push(canonical);
             }
         }
