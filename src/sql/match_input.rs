@@ -32,8 +32,16 @@ pub fn lift(tokens: Vec<TokenWithSpan>) -> (Vec<TokenWithSpan>, Lifted) {
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Positions in `out` of the open parentheses not closed yet.
     let mut open: Vec<usize> = Vec::new();
-    let mut iter = tokens.into_iter().peekable();
-    while let Some(token) = iter.next() {
+    // Whether the next significant token after each position is MATCH_RECOGNIZE.
+    let mut before_match = vec![false; tokens.len()];
+    let mut next_is_match = false;
+    for (at, token) in tokens.iter().enumerate().rev() {
+        before_match[at] = next_is_match;
+        if significant(&token.token) {
+            next_is_match = is_keyword(&token.token, Keyword::MATCH_RECOGNIZE);
+        }
+    }
+    for (token, followed_by_match) in tokens.into_iter().zip(before_match) {
         match token.token {
             Token::LParen => {
                 open.push(out.len());
@@ -41,12 +49,7 @@ pub fn lift(tokens: Vec<TokenWithSpan>) -> (Vec<TokenWithSpan>, Lifted) {
             }
             Token::RParen => {
                 let start = open.pop();
-                let followed_by_match = {
-                    let mut rest = iter.clone().filter(|t| significant(&t.token));
-                    rest.next()
-                        .is_some_and(|t| is_keyword(&t.token, Keyword::MATCH_RECOGNIZE))
-                };
-                let query_start = start.and_then(|at| {
+                let query_start = start.filter(|_| followed_by_match).and_then(|at| {
                     let first = out[at + 1..].iter().find(|t| significant(&t.token))?;
                     matches!(
                         &first.token,
@@ -54,8 +57,8 @@ pub fn lift(tokens: Vec<TokenWithSpan>) -> (Vec<TokenWithSpan>, Lifted) {
                     )
                     .then_some(at)
                 });
-                match (followed_by_match, query_start) {
-                    (true, Some(at)) => {
+                match query_start {
+                    Some(at) => {
                         let opening = out[at].span;
                         let inner: Vec<TokenWithSpan> = out.drain(at..).skip(1).collect();
                         let name = format!("{PLACEHOLDER}{}", lifted.0.len());
@@ -69,7 +72,7 @@ pub fn lift(tokens: Vec<TokenWithSpan>) -> (Vec<TokenWithSpan>, Lifted) {
                             opening.union(&token.span),
                         ));
                     }
-                    _ => out.push(token),
+                    None => out.push(token),
                 }
             }
             _ => out.push(token),
