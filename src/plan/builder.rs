@@ -277,6 +277,10 @@ impl<'a> Builder<'a> {
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
         let has_joins = !joins.is_empty();
+        if has_joins {
+            // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
+            input.joins_below.clear();
+        }
         // A ranking read from below is planned where a WHERE bounds its rank; the other terms
         // of that WHERE run after it.
         let selection = select.selection.as_ref();
@@ -325,6 +329,12 @@ impl<'a> Builder<'a> {
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
             self.semi_joins(selection, &input, span);
+            // The WHERE reaches the joins planned beneath (Flink pushes it down).
+            for join in &mut input.joins_below {
+                if let Some(op) = self.operators.get_mut(join.operator) {
+                    join.push_down(op, &where_terms, where_span);
+                }
+            }
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
@@ -332,7 +342,8 @@ impl<'a> Builder<'a> {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            join_finish::finish(self, joins, &where_terms, &used, spans);
+            let planned = join_finish::finish(self, joins, &where_terms, &used, spans);
+            input.joins_below.extend(planned);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
@@ -362,6 +373,10 @@ impl<'a> Builder<'a> {
         } else {
             let mut output = self.project(select, &input)?;
             output.ranks = carried;
+            // A WHERE above a query that only projects and filters still reaches its joins.
+            if !distinct {
+                output.joins_below = input.joins_below.clone();
+            }
             output
         };
         if distinct {

@@ -22,7 +22,7 @@ pub struct Side {
     pub columns: Vec<Column>,
     pub open_tables: Vec<String>,
     /// The table instances and upstream-derived values its columns are made of.
-    atoms: BTreeSet<String>,
+    pub atoms: BTreeSet<String>,
 }
 
 impl Side {
@@ -86,7 +86,7 @@ pub enum Reads {
     Outside,
 }
 
-fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
+pub fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
     match expr {
         CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
             out.insert(table.clone());

@@ -54,7 +54,8 @@ pub fn finish(
     where_terms: &[CExpr],
     used: &BTreeSet<String>,
     spans: SelectSpans,
-) {
+) -> Vec<join_nulls::PlannedJoin> {
+    let mut outer = Vec::new();
     for join in &mut pending {
         simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
@@ -85,6 +86,14 @@ pub fn finish(
     for join in pending {
         let open = !join.left.open_tables.is_empty() || !join.right.open_tables.is_empty();
         let span = join.condition_span;
+        if join.kind == OperatorKind::Join {
+            outer.push(join_nulls::PlannedJoin {
+                operator: b.operators.len(),
+                join_type: join.join_type,
+                left: join.left.atoms.clone(),
+                right: join.right.atoms.clone(),
+            });
+        }
         let op = operator(join, spans);
         if open && op.kind == OperatorKind::IntervalJoin {
             b.notes.assume(
@@ -94,6 +103,7 @@ pub fn finish(
         }
         b.operators.push(op);
     }
+    outer
 }
 
 /// An outer join whose WHERE rejects the nulls of a padded side is planned as an inner join

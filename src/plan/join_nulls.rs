@@ -10,7 +10,83 @@
 //! turns into a search it does not look into.
 
 use super::expr::CExpr;
-use std::collections::BTreeMap;
+use super::join_finish::canonical_terms;
+use super::Operator;
+use crate::source::ByteSpan;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A regular join already planned, which a WHERE of a query above it (through subqueries, CTEs
+/// and views that only project and filter) still reaches: Flink pushes the WHERE down to it.
+#[derive(Debug, Clone)]
+pub struct PlannedJoin {
+    /// Its operator, by position in the query's operators.
+    pub operator: usize,
+    pub join_type: &'static str,
+    /// The table instances and upstream values each input is made of.
+    pub left: BTreeSet<String>,
+    pub right: BTreeSet<String>,
+}
+
+impl PlannedJoin {
+    fn reads_only(&self, expr: &CExpr, side: &BTreeSet<String>) -> bool {
+        let mut atoms = BTreeSet::new();
+        super::join::collect_atoms(expr, &mut atoms);
+        !atoms.is_empty() && atoms.iter().all(|a| side.contains(a))
+    }
+
+    /// Applies the WHERE `terms` of a query above the join to its operator: the join type
+    /// Flink plans, and the terms it pushes into an input.
+    pub fn push_down(&mut self, op: &mut Operator, terms: &[CExpr], where_span: ByteSpan) {
+        let left_rejected = !rejecting(terms, &|e| self.reads_only(e, &self.left)).is_empty();
+        let right_rejected = !rejecting(terms, &|e| self.reads_only(e, &self.right)).is_empty();
+        let simplified = simplified(self.join_type, left_rejected, right_rejected);
+        if simplified != self.join_type {
+            self.join_type = simplified;
+            op.set("join_type", json!(simplified));
+            let span = op.fact_spans.get("join_type").copied().unwrap_or_default();
+            op.fact_spans
+                .insert("join_type".into(), span.union(where_span));
+        }
+        // A term reading one side the join preserves is pushed into that input.
+        let pushed: Vec<CExpr> = terms
+            .iter()
+            .filter(|t| {
+                let (left, right) = (
+                    self.reads_only(t, &self.left),
+                    self.reads_only(t, &self.right),
+                );
+                match self.join_type {
+                    "INNER" => left || right,
+                    "LEFT" => left,
+                    "RIGHT" => right,
+                    _ => false,
+                }
+            })
+            .cloned()
+            .collect();
+        if pushed.is_empty() {
+            return;
+        }
+        let mut filters: Vec<String> = op
+            .facts
+            .get("filters")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        filters.extend(canonical_terms(&pushed));
+        filters.sort();
+        filters.dedup();
+        op.set("filters", json!(filters));
+        let span = op.fact_spans.get("filters").copied().unwrap_or_default();
+        op.fact_spans
+            .insert("filters".into(), span.union(where_span));
+    }
+}
 
 /// Whether `expr` is null whenever the columns `padded` recognizes are null.
 fn is_null(expr: &CExpr, padded: &dyn Fn(&CExpr) -> bool) -> bool {

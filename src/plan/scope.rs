@@ -111,6 +111,8 @@ pub struct Relation {
     pub window_steps: usize,
     /// Rankings not yet filtered on (one per input of a join at most).
     pub ranks: Vec<PendingRank>,
+    /// Regular joins beneath that a WHERE above still reaches (an outer one may become inner).
+    pub joins_below: Vec<super::join_nulls::PlannedJoin>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
 }
