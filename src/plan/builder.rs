@@ -284,10 +284,30 @@ impl<'a> Builder<'a> {
         // A ranking read from below is planned where a WHERE bounds its rank; the other terms
         // of that WHERE run after it.
         let selection = select.selection.as_ref();
+        let where_conjuncts: Vec<&Expr> = selection.map(rank::conjuncts).unwrap_or_default();
+        // An ON term a join pushes into the ranked input bounds the rank too.
+        let mut joins = joins;
+        let mut on_pushed: Vec<(&Expr, CExpr)> = Vec::new();
+        if !input.ranks.is_empty() {
+            for term in rank::join_conditions(select)
+                .into_iter()
+                .flat_map(rank::conjuncts)
+            {
+                let value = self.converter().expr(&input, term)?;
+                if joins.iter().any(|j| j.filters.contains(&value)) {
+                    on_pushed.push((term, value));
+                }
+            }
+        }
+        let candidates: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .chain(on_pushed.iter().map(|(t, _)| *t))
+            .collect();
         let ranks: Vec<_> = std::mem::take(&mut input.ranks)
             .into_iter()
             .map(|pending| {
-                let filter = rank::rank_filter(&input, selection, &pending);
+                let filter = rank::rank_filter(&input, &candidates, &pending);
                 (pending, filter)
             })
             .collect();
@@ -296,12 +316,20 @@ impl<'a> Builder<'a> {
             .filter(|(_, f)| f.range.is_some())
             .flat_map(|(_, f)| f.terms.iter().copied())
             .collect();
-        let rest: Vec<&Expr> = selection
-            .map(rank::conjuncts)
-            .unwrap_or_default()
-            .into_iter()
+        let rest: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
             .filter(|t| !consumed.iter().any(|c| std::ptr::eq(*c, *t)))
             .collect();
+        // The ON terms the rank took filter nothing else.
+        for (term, value) in &on_pushed {
+            if consumed.iter().any(|c| std::ptr::eq(*c, *term)) {
+                for join in &mut joins {
+                    join.filters.retain(|f| f != value);
+                }
+                input.filters.retain(|f| f.canonical() != value.canonical());
+            }
+        }
         let mut unfiltered = Vec::new();
         for (pending, filter) in ranks {
             if filter.range.is_some() {

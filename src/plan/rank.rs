@@ -105,16 +105,17 @@ fn names_rank(input: &Relation, pending: &PendingRank, expr: &Expr) -> bool {
     column.is_some_and(|c| c.expr == pending.placeholder())
 }
 
-/// The terms of `selection` (a SELECT's WHERE over `input`) that bound `pending`'s rank.
+/// The terms among `candidates` (of a SELECT's WHERE over `input`, or pushed from its joins'
+/// ON into the ranked input) that bound `pending`'s rank.
 pub fn rank_filter<'s>(
     input: &Relation,
-    selection: Option<&'s Expr>,
+    candidates: &[&'s Expr],
     pending: &PendingRank,
 ) -> RankFilter<'s> {
     let is_rank = |e: &Expr| names_rank(input, pending, e);
     let mut bounds: Bounds = (None, None);
     let mut terms = Vec::new();
-    for term in selection.map(conjuncts).unwrap_or_default() {
+    for &term in candidates {
         if let Some((low, high)) = rank_bounds(term, &is_rank) {
             bounds.0 = bounds.0.max(low);
             bounds.1 = match (bounds.1, high) {
@@ -137,6 +138,7 @@ pub fn reads_rank(select: &Select, input: &Relation, pending: &PendingRank) -> b
     if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());
     }
+    exprs.extend(join_conditions(select));
     referenced_columns(input, exprs, wildcard)
         .iter()
         .any(|c| c.expr == rank)
@@ -379,7 +381,11 @@ pub fn build(
             .entry(column.expr.canonical())
             .or_insert_with(|| column.expr.display(qualify));
     }
-    let output = b.project(select, input)?;
+    let mut output = b.project(select, input)?;
+    if select.from.len() > 1 || select.from.iter().any(|f| !f.joins.is_empty()) {
+        // Beneath a join, the rank outputs only what its own input computes.
+        output.columns.retain(|c| computed_from(&pending, &c.expr));
+    }
     let projection_span = b.projection_span(select);
     if op.kind == OperatorKind::Deduplicate {
         let outputs: Vec<String> = output
@@ -408,8 +414,23 @@ pub fn build(
     Ok(())
 }
 
+/// Whether `expr` is computed from the ranking's own columns (and its rank number) only.
+fn computed_from(pending: &PendingRank, expr: &CExpr) -> bool {
+    if pending.input.iter().any(|c| c.expr == *expr) || *expr == pending.placeholder() {
+        return true;
+    }
+    match expr {
+        CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
+            pending.input_open_tables.contains(table)
+        }
+        CExpr::Derived(_) => false,
+        CExpr::Literal(_) | CExpr::Interval { .. } => true,
+        other => other.children().iter().all(|c| computed_from(pending, c)),
+    }
+}
+
 /// The ON conditions of a SELECT's joins (what a join reads from a ranked input).
-fn join_conditions(select: &Select) -> Vec<&Expr> {
+pub fn join_conditions(select: &Select) -> Vec<&Expr> {
     use sqlparser::ast::{JoinConstraint, JoinOperator};
     let mut out = Vec::new();
     for item in &select.from {
