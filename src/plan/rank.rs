@@ -287,7 +287,10 @@ pub fn build(
         .iter()
         .fold(ByteSpan::default(), |acc, t| acc.union(b.span(*t)));
     let single_time_order = pending.order.len() == 1 && pending.order[0].2.is_some();
-    let is_dedup = pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
+    let first_by_time =
+        pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
+    // Partitioned by a window's bounds, it is a window deduplication or window Top-N.
+    let is_dedup = first_by_time && super::top_n::window_of(&pending).is_none();
 
     // What flows into the operator: the columns the queries above it read, plus its keys.
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
@@ -348,6 +351,7 @@ pub fn build(
             filter_span,
             values: &values,
             schema: &schema,
+            first_by_time,
         };
         super::top_n::operator(b, &shape)
     };

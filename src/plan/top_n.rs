@@ -18,6 +18,8 @@ pub struct Shape<'a> {
     pub values: &'a [String],
     /// The columns flowing into the rank, canonical.
     pub schema: &'a [String],
+    /// `ROW_NUMBER` keeping the first row by one time attribute (a deduplication).
+    pub first_by_time: bool,
 }
 
 const WINDOW_COLUMNS: [(&str, &str); 3] = [
@@ -40,23 +42,34 @@ fn window_column(expr: &CExpr) -> Option<(&'static str, String)> {
     })
 }
 
-/// The Top-N operator (or window Top-N when partitioned by both window bounds).
-pub fn operator(b: &Builder, shape: &Shape) -> Operator {
-    let pending = shape.pending;
+/// The window a ranking is partitioned by (both its `window_start` and `window_end`), if any.
+pub fn window_of(pending: &PendingRank) -> Option<String> {
     let window_keys: Vec<(&str, String)> = pending
         .partition
         .iter()
         .filter_map(|(p, _)| window_column(p))
         .collect();
-    let window = window_keys
+    window_keys
         .iter()
         .find(|(n, _)| *n == "window_start")
         .filter(|(_, w)| window_keys.contains(&("window_end", w.clone())))
-        .map(|(_, w)| w.clone());
+        .map(|(_, w)| w.clone())
+}
+
+/// The Top-N operator (or window Top-N when partitioned by both window bounds; Flink plans a
+/// window deduplication for the first row by time, judged by the same rules).
+pub fn operator(b: &Builder, shape: &Shape) -> Operator {
+    let pending = shape.pending;
+    let window = window_of(pending);
     let span = pending.span.union(shape.filter_span);
     let mut op = match &window {
         Some(window) => {
-            let mut op = Operator::new(OperatorKind::WindowTopN, "stream-exec-window-rank", span);
+            let node = if shape.first_by_time {
+                "stream-exec-window-deduplicate"
+            } else {
+                "stream-exec-window-rank"
+            };
+            let mut op = Operator::new(OperatorKind::WindowTopN, node, span);
             op.set("window", json!(window));
             op.fact_spans.insert("window".into(), pending.span);
             let from_aggregate = pending
