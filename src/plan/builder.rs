@@ -5,8 +5,8 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, PendingRank, Relation};
 use super::{
-    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
-    Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, join, join_finish, join_nulls, match_recognize, over, pushdown, rank, sort,
+    source_table, window, Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -280,6 +280,7 @@ impl<'a> Builder<'a> {
         if has_joins {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
+            input.aggregate_below = None;
         }
         // A ranking read from below is planned where a WHERE bounds its rank; the other terms
         // of that WHERE run after it.
@@ -357,12 +358,14 @@ impl<'a> Builder<'a> {
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
             self.semi_joins(selection, &input, span);
-            // The WHERE reaches the joins planned beneath (Flink pushes it down).
-            for join in &mut input.joins_below {
-                if let Some(op) = self.operators.get_mut(join.operator) {
-                    join.push_down(op, &where_terms, where_span);
-                }
-            }
+            // The WHERE reaches the aggregate and joins planned beneath (Flink pushes it down).
+            pushdown::push_down(
+                &mut self.operators,
+                input.aggregate_below.as_ref(),
+                &mut input.joins_below,
+                &where_terms,
+                where_span,
+            );
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
@@ -395,7 +398,10 @@ impl<'a> Builder<'a> {
             }
         }
         let mut output = if aggregates {
-            aggregate::build(self, select, input)?
+            let joins_below = input.joins_below.clone();
+            let mut output = aggregate::build(self, select, input)?;
+            self.group_aggregate_below(select, &select_input, &mut output, joins_below)?;
+            output
         } else if windowed {
             over::build(self, select, input)?
         } else {
@@ -404,6 +410,7 @@ impl<'a> Builder<'a> {
             // A WHERE above a query that only projects and filters still reaches its joins.
             if !distinct {
                 output.joins_below = input.joins_below.clone();
+                output.aggregate_below = input.aggregate_below.clone();
             }
             output
         };
@@ -412,6 +419,62 @@ impl<'a> Builder<'a> {
         }
         self.last_select_input = Some(select_input);
         Ok(output)
+    }
+
+    /// A plain GROUP BY just planned: its HAVING terms on keys filter its input (and reach the
+    /// joins beneath), as will a WHERE above that reads only its keys.
+    fn group_aggregate_below(
+        &mut self,
+        select: &Select,
+        input: &Relation,
+        output: &mut Relation,
+        mut joins: Vec<join_nulls::PlannedJoin>,
+    ) -> Result<()> {
+        let operator = self.operators.len().saturating_sub(1);
+        let is_group = self
+            .operators
+            .get(operator)
+            .is_some_and(|op| op.kind == OperatorKind::GroupAggregate);
+        let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
+            if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
+        if !is_group || !plain_keys || select.distinct.is_some() {
+            return Ok(());
+        }
+        let mut computed: std::collections::BTreeSet<String> = output
+            .columns
+            .iter()
+            .filter(|c| matches!(c.expr, CExpr::Derived(_)))
+            .map(|c| c.expr.canonical())
+            .collect();
+        let aggregates: Vec<String> = self.operators[operator]
+            .facts
+            .get("aggregates")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        computed.extend(aggregates);
+        let planned = pushdown::PlannedAggregate { operator, computed };
+        if let Some(having) = &select.having {
+            let terms = self.converter().expr(input, having)?.conjuncts();
+            let span = self.span(having);
+            let pushed = pushdown::push_down(
+                &mut self.operators,
+                Some(&planned),
+                &mut joins,
+                &terms,
+                span,
+            );
+            for term in &pushed {
+                self.filter_spans.entry(term.canonical()).or_insert(span);
+            }
+        }
+        output.joins_below = joins;
+        output.aggregate_below = Some(planned);
+        Ok(())
     }
 
     /// `IN (SELECT ...)` and `EXISTS (...)` in WHERE become semi/anti joins, which keep state.

@@ -14,6 +14,7 @@ pub mod join_finish;
 pub mod join_nulls;
 pub mod match_recognize;
 pub mod over;
+pub mod pushdown;
 pub mod rank;
 pub mod scope;
 pub mod sort;

@@ -113,6 +113,8 @@ pub struct Relation {
     pub ranks: Vec<PendingRank>,
     /// Regular joins beneath that a WHERE above still reaches (an outer one may become inner).
     pub joins_below: Vec<super::join_nulls::PlannedJoin>,
+    /// The group aggregate beneath whose keys a WHERE above still filters.
+    pub aggregate_below: Option<super::pushdown::PlannedAggregate>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
 }
