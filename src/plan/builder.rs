@@ -3,10 +3,10 @@
 
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
-use super::scope::{open_column, Column, Relation};
+use super::scope::{open_column, Column, PendingRank, Relation};
 use super::{
-    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
-    Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, join, join_finish, join_nulls, match_recognize, over, pushdown, rank, sort,
+    source_table, window, Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -147,9 +147,9 @@ impl<'a> Builder<'a> {
                 self.ctes.push(std::mem::take(&mut scope));
                 let relation = self.query(&cte.query);
                 scope = self.ctes.pop().unwrap_or_default();
-                let relation = self.finish_rank(relation?, self.span(cte.query.as_ref()))?;
+                // A ranking in the CTE waits for the query reading it to filter its rank.
                 let relation = rename_columns(
-                    relation,
+                    relation?,
                     &cte.alias
                         .columns
                         .iter()
@@ -276,13 +276,78 @@ impl<'a> Builder<'a> {
         let mark = self.pending_joins.len();
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
+        let has_joins = !joins.is_empty();
+        if has_joins {
+            // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
+            input.joins_below.clear();
+            input.aggregate_below = None;
+        }
+        // A ranking read from below is planned where a WHERE bounds its rank; the other terms
+        // of that WHERE run after it.
+        let selection = select.selection.as_ref();
+        let where_conjuncts: Vec<&Expr> = selection.map(rank::conjuncts).unwrap_or_default();
+        // An ON term a join pushes into the ranked input bounds the rank too.
+        let mut joins = joins;
+        let mut on_pushed: Vec<(&Expr, CExpr)> = Vec::new();
+        if !input.ranks.is_empty() {
+            for term in rank::join_conditions(select)
+                .into_iter()
+                .flat_map(rank::conjuncts)
+            {
+                let value = self.converter().expr(&input, term)?;
+                if joins.iter().any(|j| j.filters.contains(&value)) {
+                    on_pushed.push((term, value));
+                }
+            }
+        }
+        let candidates: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .chain(on_pushed.iter().map(|(t, _)| *t))
+            .collect();
+        let ranks: Vec<_> = std::mem::take(&mut input.ranks)
+            .into_iter()
+            .map(|pending| {
+                let filter = rank::rank_filter(&input, &candidates, &pending);
+                (pending, filter)
+            })
+            .collect();
+        let consumed: Vec<&Expr> = ranks
+            .iter()
+            .filter(|(_, f)| f.range.is_some())
+            .flat_map(|(_, f)| f.terms.iter().copied())
+            .collect();
+        let rest: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .filter(|t| !consumed.iter().any(|c| std::ptr::eq(*c, *t)))
+            .collect();
+        // The ON terms the rank took filter nothing else.
+        for (term, value) in &on_pushed {
+            if consumed.iter().any(|c| std::ptr::eq(*c, *term)) {
+                for join in &mut joins {
+                    join.filters.retain(|f| f != value);
+                }
+                input.filters.retain(|f| f.canonical() != value.canonical());
+            }
+        }
+        let mut unfiltered = Vec::new();
+        for (pending, filter) in ranks {
+            if filter.range.is_some() {
+                rank::build(self, select, &input, pending, &filter, &rest)?;
+            } else {
+                unfiltered.push(pending);
+            }
+        }
         let mut where_terms = Vec::new();
-        if let Some(pending) = input.rank.take() {
-            // The rank filter and the rest of WHERE are consumed here.
-            input = rank::build(self, select, input, pending)?;
-        } else if let Some(selection) = &select.selection {
-            let filter = self.converter().expr(&input, selection)?;
-            where_terms = filter.conjuncts();
+        if let Some(selection) = selection {
+            if consumed.is_empty() {
+                where_terms = self.converter().expr(&input, selection)?.conjuncts();
+            } else {
+                for term in &rest {
+                    where_terms.extend(self.converter().expr(&input, term)?.conjuncts());
+                }
+            }
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans
@@ -293,6 +358,14 @@ impl<'a> Builder<'a> {
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
             self.semi_joins(selection, &input, span);
+            // The WHERE reaches the aggregate and joins planned beneath (Flink pushes it down).
+            pushdown::push_down(
+                &mut self.operators,
+                input.aggregate_below.as_ref(),
+                &mut input.joins_below,
+                &where_terms,
+                where_span,
+            );
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
@@ -300,23 +373,108 @@ impl<'a> Builder<'a> {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            join_finish::finish(self, joins, &where_terms, &used, spans);
+            let planned = join_finish::finish(self, joins, &where_terms, &used, spans);
+            input.joins_below.extend(planned);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
-        let mut output = if grouped || aggregate::has_aggregates(select) {
-            aggregate::build(self, select, input)?
-        } else if over::has_over(select) {
+        let aggregates = grouped || aggregate::has_aggregates(select);
+        let windowed = over::has_over(select);
+        // A ranking this SELECT does not filter: Flink prunes it when nothing reads its rank;
+        // a SELECT that only projects and filters passes it up to the query that filters it
+        // (its conditions run after the rank); anything else reads an OVER aggregate.
+        let passes_up = !has_joins && !aggregates && !windowed && !distinct;
+        let mut carried = Vec::new();
+        for mut pending in unfiltered {
+            if !rank::reads_rank(select, &select_input, &pending) {
+                continue;
+            }
+            if passes_up {
+                pending.above.extend(where_terms.iter().cloned());
+                carried.push(pending);
+            } else {
+                self.unfiltered_rank(&pending, &select_input, span);
+            }
+        }
+        let mut output = if aggregates {
+            let joins_below = input.joins_below.clone();
+            let mut output = aggregate::build(self, select, input)?;
+            self.group_aggregate_below(select, &select_input, &mut output, joins_below)?;
+            output
+        } else if windowed {
             over::build(self, select, input)?
         } else {
-            self.project(select, &input)?
+            let mut output = self.project(select, &input)?;
+            output.ranks = carried;
+            // A WHERE above a query that only projects and filters still reaches its joins.
+            if !distinct {
+                output.joins_below = input.joins_below.clone();
+                output.aggregate_below = input.aggregate_below.clone();
+            }
+            output
         };
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
         }
         self.last_select_input = Some(select_input);
         Ok(output)
+    }
+
+    /// A plain GROUP BY just planned: its HAVING terms on keys filter its input (and reach the
+    /// joins beneath), as will a WHERE above that reads only its keys.
+    fn group_aggregate_below(
+        &mut self,
+        select: &Select,
+        input: &Relation,
+        output: &mut Relation,
+        mut joins: Vec<join_nulls::PlannedJoin>,
+    ) -> Result<()> {
+        let operator = self.operators.len().saturating_sub(1);
+        let is_group = self
+            .operators
+            .get(operator)
+            .is_some_and(|op| op.kind == OperatorKind::GroupAggregate);
+        let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
+            if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
+        if !is_group || !plain_keys || select.distinct.is_some() {
+            return Ok(());
+        }
+        let mut computed: std::collections::BTreeSet<String> = output
+            .columns
+            .iter()
+            .filter(|c| matches!(c.expr, CExpr::Derived(_)))
+            .map(|c| c.expr.canonical())
+            .collect();
+        let aggregates: Vec<String> = self.operators[operator]
+            .facts
+            .get("aggregates")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        computed.extend(aggregates);
+        let planned = pushdown::PlannedAggregate { operator, computed };
+        if let Some(having) = &select.having {
+            let terms = self.converter().expr(input, having)?.conjuncts();
+            let span = self.span(having);
+            let pushed = pushdown::push_down(
+                &mut self.operators,
+                Some(&planned),
+                &mut joins,
+                &terms,
+                span,
+            );
+            for term in &pushed {
+                self.filter_spans.entry(term.canonical()).or_insert(span);
+            }
+        }
+        output.joins_below = joins;
+        output.aggregate_below = Some(planned);
+        Ok(())
     }
 
     /// `IN (SELECT ...)` and `EXISTS (...)` in WHERE become semi/anti joins, which keep state.
@@ -551,7 +709,7 @@ impl<'a> Builder<'a> {
                 }
                 if version.is_some() {
                     // A versioned table is read by a temporal or lookup join, which describes it.
-                    relation.rank = None;
+                    relation.ranks.clear();
                     relation.window = None;
                 }
                 Ok(relation)
@@ -636,8 +794,8 @@ impl<'a> Builder<'a> {
             let relation = self.query(&view.def.query);
             self.ctes = saved;
             self.view_depth -= 1;
-            let relation = self.finish_rank(relation?, view.span)?;
-            return Ok(rename_columns(relation, &view.def.columns));
+            // A ranking in the view waits for the query reading it to filter its rank.
+            return Ok(rename_columns(relation?, &view.def.columns));
         }
         if !self.sources.iter().any(|s| s == name) {
             self.sources.push(name.to_string());
@@ -695,19 +853,28 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
+    /// The rankings nobody filtered on: Flink plans OVER aggregates; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
-        if let Some(pending) = relation.rank.take() {
-            let description = format!("{} over [{}]", pending.function, columns_text(&relation));
-            self.opaque(
-                "over_aggregate",
-                "stream-exec-over-aggregate",
-                pending.span.union(span),
-                description,
-                "a ranking function without a filter on its rank is not modelled yet",
-            );
+        for pending in std::mem::take(&mut relation.ranks) {
+            self.unfiltered_rank(&pending, &relation, span);
         }
         Ok(relation)
+    }
+
+    /// A ranking read without a bound on its rank, compared as a whole (its window included).
+    fn unfiltered_rank(&mut self, pending: &PendingRank, relation: &Relation, span: ByteSpan) {
+        let description = format!(
+            "{} over [{}]",
+            pending.placeholder().canonical(),
+            columns_text(relation)
+        );
+        self.opaque(
+            "over_aggregate",
+            "stream-exec-over-aggregate",
+            pending.span.union(span),
+            description,
+            "a ranking function without a filter on its rank is not modelled yet",
+        );
     }
 
     /// Records a stateful operator compared as a whole.
@@ -823,7 +990,7 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
     left.base_tables.extend(right.base_tables);
     left.filters.extend(right.filters);
     left.window = None;
-    left.rank = None;
+    left.ranks.extend(right.ranks);
     left
 }
 

@@ -22,7 +22,7 @@ pub struct Side {
     pub columns: Vec<Column>,
     pub open_tables: Vec<String>,
     /// The table instances and upstream-derived values its columns are made of.
-    atoms: BTreeSet<String>,
+    pub atoms: BTreeSet<String>,
 }
 
 impl Side {
@@ -86,7 +86,7 @@ pub enum Reads {
     Outside,
 }
 
-fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
+pub fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
     match expr {
         CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
             out.insert(table.clone());
@@ -123,6 +123,8 @@ pub struct PendingJoin {
     pub lookup: Option<LookupState>,
     pub span: ByteSpan,
     pub condition_span: ByteSpan,
+    /// Where its type is decided: the join, and the WHERE rejecting a padded side's nulls.
+    pub type_span: ByteSpan,
     /// What the join must carry: columns read above it or in its condition, canonical.
     pub carried: BTreeSet<String>,
 }
@@ -286,6 +288,7 @@ pub fn join(
         lookup,
         span,
         condition_span,
+        type_span: span,
         carried: BTreeSet::new(),
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {

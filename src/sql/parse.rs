@@ -1,9 +1,9 @@
 //! Turns the raw statements of a script into [`Statement`]s.
 
-use super::ddl;
 use super::dialect::FlinkDialect;
 use super::split::RawStatement;
 use super::statement::*;
+use super::{ddl, match_input};
 use crate::error::{Error, Result};
 use crate::limits::MAX_SQL_NESTING;
 use crate::source::{ByteSpan, SourceFile};
@@ -86,7 +86,10 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
 
 /// A sqlparser parser over one statement's tokens.
 pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'a> {
-    let mut tokens: Vec<TokenWithSpan> = raw.tokens.clone();
+    parser_over(dialect, raw.tokens.clone())
+}
+
+fn parser_over(dialect: &FlinkDialect, mut tokens: Vec<TokenWithSpan>) -> Parser<'_> {
     let end = tokens
         .last()
         .map(|t| t.span.end)
@@ -160,9 +163,10 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
     let words = raw.leading_words(5);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let dialect = FlinkDialect;
-    let mut parser = parser_for(&dialect, raw);
+    let (tokens, lifted) = match_input::lift(raw.tokens.clone());
+    let mut parser = parser_over(&dialect, tokens);
     let fail = |e: ParserError| parser_error(file, raw, e);
-    let kind = match words.as_slice() {
+    let mut kind = match words.as_slice() {
         ["SET", ..] => parse_set(file, raw)?,
         ["RESET", ..] => StatementKind::Reset {
             key: raw.tokens.iter().find_map(|t| match &t.token {
@@ -206,6 +210,15 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
             words: words.join(" "),
         },
     };
+    let query = match &mut kind {
+        StatementKind::Insert(insert) => Some(&mut insert.query),
+        StatementKind::Query(query) => Some(query),
+        StatementKind::CreateView(view) => Some(&mut view.query),
+        _ => None,
+    };
+    if let Some(query) = query {
+        match_input::restore(query, &lifted).map_err(fail)?;
+    }
     Ok(Statement {
         kind,
         span: raw.span,
