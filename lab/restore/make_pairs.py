@@ -486,8 +486,9 @@ pairs += [
          judge=printed_judge(dict(CHANGELOG, same={1: 1, 2: 2}), GA_SINK, GA_SINK)),
 ]
 
-# Statement sets: each job compiled and run in its own JVM (as separate deployments are), so that
-# nothing but the savepoint links them. Q_A groups by a (keys 1..3), Q_E by e (keys 10..12): the
+# Statement sets. With ALWAYS uids each job is compiled and run in its own JVM (as separate
+# deployments are): the uids number the plan's nodes with a counter that lives as long as the JVM.
+# Generated ids (PLAN_ONLY) hash the stream graph alone, so those pairs share the lab's JVM. Q_A groups by a (keys 1..3), Q_E by e (keys 10..12): the
 # judge reads each query's keys apart.
 Q_A = "INSERT INTO Sink (k1, v1, v2) SELECT a, COUNT(*), SUM(b) FROM MyTable GROUP BY a;"
 Q_E = "INSERT INTO Sink (k1, v1, v2) SELECT e, COUNT(*), SUM(b) FROM MyTable GROUP BY e;"
@@ -506,7 +507,8 @@ def ss(pid, title, old, new, *, keys=(1, 3), rule, sets="", old_sets=None, table
     judge = dict(method="changelog", key=[K1], same={V1: V1, V2: V2}, only_keys=list(keys))
     return dict(id=pid, title=title, rule=rule,
                 old=statement_set(*old, sets=sets if old_sets is None else old_sets, tables=tables),
-                new=statement_set(*new, sets=sets, tables=tables), judge=judge, lab=dict(own_jvm=True), **extra)
+                new=statement_set(*new, sets=sets, tables=tables), judge=judge,
+                lab=dict(own_jvm=True) if ALWAYS in sets else {}, **extra)
 
 
 pairs += [

@@ -35,6 +35,9 @@ fn own_change(pair: &QueryPair) -> Option<String> {
     }
 }
 
+/// A query's position in the old and in the new script.
+type Positions = (Option<usize>, Option<usize>);
+
 fn position(plan: &Plan, query: Option<&QueryPlan>) -> Option<usize> {
     let query = query?;
     plan.queries.iter().position(|q| std::ptr::eq(q, query))
@@ -50,12 +53,12 @@ pub fn topology_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Topology
         .enumerate()
         .filter_map(|(i, p)| own_change(p).map(|c| (i, c)))
         .collect();
-    let positions: Vec<(Option<usize>, Option<usize>)> = pairs
+    let positions: Vec<Positions> = pairs
         .iter()
         .map(|p| (position(old, p.old), position(new, p.new)))
         .collect();
     // The changed queries in each job's translation order.
-    let in_order = |side: fn(&(Option<usize>, Option<usize>)) -> Option<usize>| {
+    let in_order = |side: fn(&Positions) -> Option<usize>| {
         let mut order: Vec<(usize, usize)> = changes
             .iter()
             .enumerate()
