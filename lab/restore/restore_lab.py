@@ -614,8 +614,11 @@ def judge_stamped(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, st
             inserted = sum(1 for r in new["rows"] if r["kind"] == "+I")
             base_inserted = sum(1 for r in base["rows"] if r["kind"] == "+I")
             if inserted * 2 < base_inserted:
-                return ("cannot_tell", f"no row from before the restart shown, but the new job emitted {inserted} rows "
-                        f"where the baseline emitted {base_inserted}: ranks may have been filled from state", [])
+                why = (f"no row from before the restart shown, but the new job emitted {inserted} rows where the "
+                       f"baseline emitted {base_inserted}: the ranks were filled from state")
+                if spec.get("state_meaning", "same") != "same":
+                    return "silently_wrong", f"{why}, saved under another meaning", []
+                return "cannot_tell", why, []
         return "state_dropped", "no output row is built from a row created before the restart", []
     if spec.get("state_meaning", "same") != "same":
         return "silently_wrong", f"{len(restored)} output rows built from rows saved under another meaning", evidence
