@@ -6,8 +6,9 @@ savepoint, run the new job once more without state, and record what open-source 
     python restore_lab.py judge [PAIR_ID ...]    judge again from the raw logs of earlier runs
     python restore_lab.py check                  check that every pair parses with flink-compat
 
-See README.md for what the outcomes mean. Each job runs in its own Python process (and so its own
-JVM with a local MiniCluster), as separate deployments would.
+See README.md for what the outcomes mean. The pairs run in one child process (one JVM, a local
+MiniCluster per job); a pair with `own_jvm` runs each job in a process (and JVM) of its own, as
+separate deployments would.
 """
 
 from __future__ import annotations
