@@ -3,7 +3,9 @@
 //! union rules); for the operators above it, the column is the same column whatever inputs were
 //! added or removed. So before an operator pair is compared, a UNION lineage that the other side
 //! does not have is written as one of its inputs the other side also reads: `GROUP BY a` over
-//! `T1` and over `T1 UNION ALL T2` keep the same key, `SUM(b)` the same aggregate.
+//! `T1` and over `T1 UNION ALL T2` keep the same key, `SUM(b)` the same aggregate. The filters of
+//! an input only one side has (`... UNION ALL SELECT a, b FROM T2 WHERE b > 10`) belong to that
+//! input, and are left out of the comparison with it.
 
 use serde_json::{Map, Value};
 
@@ -126,6 +128,66 @@ fn representatives(this: &[&str], other: &[&str]) -> Vec<(String, String)> {
     out
 }
 
+/// The tables a canonical text qualifies columns with (`T2` of `T2.b > 10`).
+fn tables(text: &str, out: &mut Vec<String>) {
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    for c in text.chars().chain(std::iter::once(' ')) {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' => quote = Some(c),
+            None if is_name_char(c) || c == '#' => word.push(c),
+            None => {
+                if let Some((table, _)) = word.rsplit_once('.') {
+                    if !table.is_empty() && !out.iter().any(|t| t == table) {
+                        out.push(table.to_string());
+                    }
+                }
+                word.clear();
+            }
+        }
+    }
+}
+
+/// Tables read only through UNION ALL inputs this side has and the other side does not read.
+fn added_input_tables(this: &[&str], other: &[&str]) -> Vec<String> {
+    let mut inputs = Vec::new();
+    for text in this {
+        for call in union_calls(text) {
+            call.args.iter().for_each(|a| tables(a, &mut inputs));
+        }
+    }
+    let mut read = Vec::new();
+    other.iter().for_each(|t| tables(t, &mut read));
+    inputs.retain(|t| !read.contains(t));
+    inputs
+}
+
+/// Drops the list items that read nothing but `only` (an added input's own filters).
+fn without_items_of(facts: Map<String, Value>, only: &[String]) -> Map<String, Value> {
+    if only.is_empty() {
+        return facts;
+    }
+    let own = |item: &Value| {
+        let mut read = Vec::new();
+        if let Value::String(s) = item {
+            tables(s, &mut read);
+        }
+        !read.is_empty() && read.iter().all(|t| only.contains(t))
+    };
+    facts
+        .into_iter()
+        .map(|(k, v)| match v {
+            Value::Array(items) => (
+                k,
+                Value::Array(items.into_iter().filter(|i| !own(i)).collect()),
+            ),
+            other => (k, other),
+        })
+        .collect()
+}
+
 fn rewrite(value: &Value, replacements: &[(String, String)]) -> Value {
     match value {
         Value::String(s) => {
@@ -163,6 +225,10 @@ pub fn align(
     }
     let old_replacements = representatives(&old_texts, &new_texts);
     let new_replacements = representatives(&new_texts, &old_texts);
+    let (old_added, new_added) = (
+        added_input_tables(&old_texts, &new_texts),
+        added_input_tables(&new_texts, &old_texts),
+    );
     let side =
         |facts: &Map<String, Value>, replacements: &[(String, String)]| -> Map<String, Value> {
             if replacements.is_empty() {
@@ -173,7 +239,10 @@ pub fn align(
                 .map(|(k, v)| (k.clone(), rewrite(v, replacements)))
                 .collect()
         };
-    (side(old, &old_replacements), side(new, &new_replacements))
+    (
+        without_items_of(side(old, &old_replacements), &old_added),
+        without_items_of(side(new, &new_replacements), &new_added),
+    )
 }
 
 #[cfg(test)]
@@ -220,6 +289,20 @@ mod tests {
         let (o, n) = align(&old, &new);
         assert_ne!(o, n);
         assert!(union_calls("CONCAT('UNION(x', T1.a)").is_empty());
+    }
+
+    #[test]
+    fn the_filters_of_an_added_input_belong_to_it() {
+        let old = facts(json!({"keys": ["T1.a"], "filters": ["T1.c > 0"]}));
+        let new =
+            facts(json!({"keys": ["UNION(T1.a, T2.a)"], "filters": ["T1.c > 0", "T2.b > 10"]}));
+        let (o, n) = align(&old, &new);
+        assert_eq!(o, n);
+        // A filter on an input both sides read is still the operator's.
+        let changed =
+            facts(json!({"keys": ["UNION(T1.a, T2.a)"], "filters": ["T1.c > 5", "T2.b > 10"]}));
+        let (o, n) = align(&old, &changed);
+        assert_ne!(o, n);
     }
 
     #[test]
