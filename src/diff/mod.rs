@@ -6,6 +6,8 @@ pub mod other_facts;
 pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
+pub mod topology;
+pub mod union_lineage;
 
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
@@ -16,6 +18,10 @@ pub struct QueryPair<'a> {
     pub new: Option<&'a QueryPlan>,
     pub operators: Vec<OperatorPair<'a>>,
     pub sources: Vec<OperatorPair<'a>>,
+    /// The other queries whose part of the job's stream graph changed (see [`topology`]).
+    pub topology_changed_elsewhere: Vec<String>,
+    /// Those of them translated before this query.
+    pub topology_changed_before: Vec<String>,
 }
 
 pub struct OperatorPair<'a> {
@@ -80,15 +86,23 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     take(&|o, n| o.sources.iter().any(|s| n.sources.contains(s)));
     pairs.extend(old_left.into_iter().flatten().map(|o| (Some(o), None)));
     pairs.extend(new_left.into_iter().flatten().map(|n| (None, Some(n))));
-    pairs
+    let mut pairs: Vec<QueryPair> = pairs
         .into_iter()
         .map(|(old, new)| QueryPair {
             old,
             new,
             operators: match_operators(old, new),
             sources: match_sources(old, new),
+            topology_changed_elsewhere: Vec::new(),
+            topology_changed_before: Vec::new(),
         })
-        .collect()
+        .collect();
+    let changes = topology::topology_changes(&pairs, old, new);
+    for ((pair, elsewhere), before) in pairs.iter_mut().zip(changes.elsewhere).zip(changes.before) {
+        pair.topology_changed_elsewhere = elsewhere;
+        pair.topology_changed_before = before;
+    }
+    pairs
 }
 
 fn operator_key(op: &Operator) -> String {
@@ -199,6 +213,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
         "ignore_unclaimed_state": config.is_true("execution.state-recovery.ignore-unclaimed-state")
             || config.is_true("execution.savepoint.ignore-unclaimed-state"),
+        "uid_generation": config.get("table.exec.uid.generation").unwrap_or("PLAN_ONLY").trim().to_uppercase(),
         "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
@@ -251,12 +266,14 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.
 pub fn operator_facts(pair: &OperatorPair, job: &Job) -> Value {
     let empty = Map::new();
-    let old = pair.old.map(|o| &o.facts).unwrap_or(&empty);
-    let new = pair.new.map(|o| &o.facts).unwrap_or(&empty);
+    let (old, new) = union_lineage::align(
+        pair.old.map(|o| &o.facts).unwrap_or(&empty),
+        pair.new.map(|o| &o.facts).unwrap_or(&empty),
+    );
     let mut facts = Map::new();
-    facts.insert("old".into(), Value::Object(old.clone()));
-    facts.insert("new".into(), Value::Object(new.clone()));
-    add_relations(&mut facts, old, new);
+    add_relations(&mut facts, &old, &new);
+    facts.insert("old".into(), Value::Object(old));
+    facts.insert("new".into(), Value::Object(new));
     facts.insert("config".into(), job.config.clone());
     if pair.kind() == OperatorKind::Source {
         source_pair_facts(&mut facts, pair);
@@ -401,15 +418,22 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         Vec::new()
     };
     facts.insert("other_temporary_tables_changed".into(), json!(others));
+    facts.insert(
+        "topology_changed_elsewhere".into(),
+        json!(pair.topology_changed_elsewhere),
+    );
+    facts.insert(
+        "topology_changed_before".into(),
+        json!(pair.topology_changed_before),
+    );
     Value::Object(facts)
 }
 
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter
 /// beneath one, the sink (another table, or its options; its columns follow the query).
 fn changed_items(pair: &QueryPair) -> Vec<String> {
-    let as_set = |op: &Operator, key: &str| -> Vec<String> {
-        let mut items: Vec<String> = op
-            .facts
+    let as_set = |facts: &Map<String, Value>, key: &str| -> Vec<String> {
+        let mut items: Vec<String> = facts
             .get(key)
             .and_then(Value::as_array)
             .map(|a| a.iter().map(Value::to_string).collect())
@@ -427,6 +451,8 @@ fn changed_items(pair: &QueryPair) -> Vec<String> {
             continue;
         };
         let kind = operator_key(old);
+        let (old, new) = union_lineage::align(&old.facts, &new.facts);
+        let (old, new) = (&old, &new);
         if as_set(old, "aggregates") != as_set(new, "aggregates") {
             items.push(format!("the aggregates of {kind}"));
         }

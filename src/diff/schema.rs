@@ -242,6 +242,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "execution.state-recovery.ignore-unclaimed-state (open-source Flink: restore without the state no operator claims)",
         ),
         (
+            "uid_generation",
+            FactType::String,
+            "table.exec.uid.generation of the new job, upper case (PLAN_ONLY by default; open-source Flink: ALWAYS sets operator uids from the plan)",
+        ),
+        (
             "engine_version_changed",
             FactType::Bool,
             "engine.version differs between old and new",
@@ -324,6 +329,16 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
                 "other_temporary_tables_changed",
                 strings(),
                 "when the query's sink table was deleted: the other TEMPORARY TABLEs removed or declared otherwise",
+            ),
+            (
+                "topology_changed_elsewhere",
+                strings(),
+                "the other queries of the job added, removed, or with other UNION ALL inputs, stateful operators or source tables (the first 10): the job's stream graph changed around this query",
+            ),
+            (
+                "topology_changed_before",
+                strings(),
+                "those of topology_changed_elsewhere translated before this query (earlier in the old or the new script)",
             ),
         ],
         "source" => vec![
@@ -421,6 +436,8 @@ pub fn coverage_group(key: &str) -> &str {
         | "undeclared_aggregates"
         | "udafs" => "aggregates",
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
+        // An interval join's bounds, as text and as numbers.
+        "time_bounds" | "lower_bound_ms" | "upper_bound_ms" => "time_bounds",
         // A deduplication's input schema is its value fields, partition keys and order key.
         // Which sort keys a temporal sort selects, and so which selected columns are its other
         // fields, follows from its sort keys.

@@ -217,6 +217,8 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     if let Some(bounds) = bounds {
         op.set("time_bounds", json!(bounds.terms));
         op.set("time_kind", json!(bounds.time_kind.name()));
+        op.set("lower_bound_ms", json!(bounds.lower_ms as f64));
+        op.set("upper_bound_ms", json!(bounds.upper_ms as f64));
         op.fact_spans
             .insert("time_bounds".into(), join.condition_span);
     }

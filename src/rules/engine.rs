@@ -299,7 +299,8 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
     let facts = diff::operator_facts(pair, job);
     let kind = pair.kind();
     let operator = kind.name();
-    let changed = !matches!((pair.old, pair.new), (Some(o), Some(n)) if o.facts == n.facts);
+    // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
+    let changed = pair.old.is_none() || pair.new.is_none() || facts.get("old") != facts.get("new");
     let mut findings = Vec::new();
     if changed && pair.old.is_some() && pair.new.is_some() {
         let fired = fire(rules, operator, &facts);
@@ -412,7 +413,10 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
         || config_changed;
-    if changed {
+    // A query can also be affected by a change elsewhere in the job: its operators' generated
+    // ids follow the job's stream graph (rules on `topology_changed_elsewhere`).
+    let neighbours_changed = !pair.topology_changed_elsewhere.is_empty();
+    if changed || neighbours_changed {
         let fired = fire(rules, "query", &facts);
         let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
         for (rule, paths) in fired {
