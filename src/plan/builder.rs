@@ -5,7 +5,8 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
+    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, subquery,
+    window,
     Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
@@ -108,6 +109,10 @@ pub struct Builder<'a> {
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
+    /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
+    pub outer: Vec<Relation>,
+    /// The lineage of each subquery planned so far, by where it is written.
+    pub subqueries: BTreeMap<(usize, usize), String>,
 }
 
 impl<'a> Builder<'a> {
@@ -127,11 +132,16 @@ impl<'a> Builder<'a> {
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
+            outer: Vec::new(),
+            subqueries: BTreeMap::new(),
         }
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
-        Converter::new(self.catalog, self.file, self.notes, &mut self.reads)
+        let mut conv = Converter::new(self.catalog, self.file, self.notes, &mut self.reads);
+        conv.outer = &self.outer;
+        conv.subqueries = &self.subqueries;
+        conv
     }
 
     pub fn span(&self, node: &impl Spanned) -> ByteSpan {
@@ -208,15 +218,22 @@ impl<'a> Builder<'a> {
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
                 let union_all = matches!(op, SetOperator::Union) && all;
+                let quantifier = if all { "ALL" } else { "DISTINCT" };
                 let slot = if union_all {
                     Some(self.union_slot(&left, &right))
                 } else {
                     None
                 };
+                // UNION's inputs are a set; INTERSECT's and EXCEPT's are not (EXCEPT is ordered).
+                let mut inputs = [left.lineage(), right.lineage()];
+                if matches!(op, SetOperator::Union) {
+                    inputs.sort();
+                }
                 let mut union = union_relation(left, right);
                 union.union_slot = slot;
-                if !(matches!(op, SetOperator::Union) && all) {
-                    let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
+                if !union_all {
+                    let description =
+                        format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
                         "set_operation",
                         "stream-exec-group-aggregate",
@@ -276,6 +293,21 @@ impl<'a> Builder<'a> {
         let mark = self.pending_joins.len();
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
+        let subqueries = subquery::plan_all(
+            self,
+            select
+                .projection
+                .iter()
+                .filter_map(|i| match i {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        Some(e)
+                    }
+                    _ => None,
+                })
+                .chain(select.selection.iter())
+                .chain(select.having.iter()),
+            &input,
+        )?;
         let mut where_terms = Vec::new();
         if let Some(pending) = input.rank.take() {
             // The rank filter and the rest of WHERE are consumed here.
@@ -292,8 +324,8 @@ impl<'a> Builder<'a> {
             input
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
-            self.semi_joins(selection, &input, span);
         }
+        subquery::record_joins(self, subqueries, &input);
         if !joins.is_empty() {
             let used = used_columns(select, &input);
             let spans = join_finish::SelectSpans {
@@ -317,38 +349,6 @@ impl<'a> Builder<'a> {
         }
         self.last_select_input = Some(select_input);
         Ok(output)
-    }
-
-    /// `IN (SELECT ...)` and `EXISTS (...)` in WHERE become semi/anti joins, which keep state.
-    fn semi_joins(&mut self, selection: &Expr, input: &Relation, span: ByteSpan) {
-        struct Finder(Vec<String>);
-        impl Visitor for Finder {
-            type Break = ();
-            fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-                if matches!(
-                    expr,
-                    Expr::In {
-                        target: sqlparser::ast::InTarget::Subquery(_),
-                        ..
-                    } | Expr::Exists { .. }
-                ) {
-                    self.0.push(expr.to_string());
-                }
-                ControlFlow::Continue(())
-            }
-        }
-        let mut finder = Finder(Vec::new());
-        let _ = selection.visit(&mut finder);
-        for text in finder.0 {
-            let description = format!("{text} over [{}]", columns_text(input));
-            self.opaque(
-                "join",
-                "stream-exec-join",
-                span,
-                description,
-                "a semi/anti join (IN / EXISTS subquery) is not modelled in detail yet",
-            );
-        }
     }
 
     /// A plain SELECT list over a relation.
@@ -698,7 +698,19 @@ impl<'a> Builder<'a> {
     /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
         if let Some(pending) = relation.rank.take() {
-            let description = format!("{} over [{}]", pending.function, columns_text(&relation));
+            let partition: Vec<String> = pending.partition.iter().map(|(e, _)| e.canonical()).collect();
+            let order: Vec<String> = pending
+                .order
+                .iter()
+                .map(|(e, descending, _, _)| format!("{} {}", e.canonical(), if *descending { "DESC" } else { "ASC" }))
+                .collect();
+            let description = format!(
+                "{}() OVER (PARTITION BY {} ORDER BY {}) over ({})",
+                pending.function,
+                partition.join(", "),
+                order.join(", "),
+                relation.lineage()
+            );
             self.opaque(
                 "over_aggregate",
                 "stream-exec-over-aggregate",

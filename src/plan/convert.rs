@@ -49,6 +49,8 @@ fn table_of(instance: &str) -> String {
     instance.split('#').next().unwrap_or_default().to_string()
 }
 
+static NO_SUBQUERIES: BTreeMap<(usize, usize), String> = BTreeMap::new();
+
 /// Where an aggregate function comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +86,10 @@ pub struct Converter<'a> {
     pub group_keys: Vec<String>,
     /// Every source column a resolved reference reads: (table, column).
     pub reads: &'a mut Reads,
+    /// The enclosing queries' rows (innermost last), for correlated columns of a subquery.
+    pub outer: &'a [Relation],
+    /// The lineage of each subquery planned so far, by where it is written.
+    pub subqueries: &'a BTreeMap<(usize, usize), String>,
 }
 
 impl<'a> Converter<'a> {
@@ -101,6 +107,8 @@ impl<'a> Converter<'a> {
             qualify_display: false,
             group_keys: Vec::new(),
             reads,
+            outer: &[],
+            subqueries: &NO_SUBQUERIES,
         }
     }
 
@@ -133,7 +141,22 @@ impl<'a> Converter<'a> {
                 span,
                 format!("column `{name}` is ambiguous here: qualify it with its table"),
             )),
-            Resolved::Missing => self.column_beneath(rel, qualifier, name, span),
+            Resolved::Missing => {
+                let outer = self.outer.iter().rev().find_map(|o| {
+                    if o.columns.is_empty() && !o.open_tables.is_empty() && qualifier.is_none() {
+                        // A bare table of the enclosing query would claim every name.
+                        return None;
+                    }
+                    o.resolve(qualifier, name).into_column()
+                });
+                match outer {
+                    Some(c) => {
+                        self.read(&c);
+                        Ok(c)
+                    }
+                    None => self.column_beneath(rel, qualifier, name, span),
+                }
+            }
         }
     }
 
@@ -354,6 +377,19 @@ impl<'a> Converter<'a> {
                 }
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
+            Expr::Subquery(query)
+            | Expr::Exists {
+                subquery: query, ..
+            }
+            | Expr::In {
+                target: sqlparser::ast::InTarget::Subquery(query),
+                ..
+            } if self
+                .subqueries
+                .contains_key(&super::subquery::key(self.span(query.as_ref()))) =>
+            {
+                self.subquery(rel, expr, query)?
+            }
             Expr::Subquery(_)
             | Expr::Exists { .. }
             | Expr::In {
@@ -370,6 +406,31 @@ impl<'a> Converter<'a> {
                 }
             }
             other => self.opaque(rel, other)?,
+        })
+    }
+
+    /// A subquery planned beforehand, by its lineage: `x IN (SUBQUERY ...)`, `EXISTS(...)`.
+    fn subquery(&mut self, rel: &Relation, expr: &Expr, query: &sqlparser::ast::Query) -> Result<CExpr> {
+        let lineage = self
+            .subqueries
+            .get(&super::subquery::key(self.span(query)))
+            .cloned()
+            .unwrap_or_default();
+        let subquery = CExpr::Literal(format!("(SUBQUERY {lineage})"));
+        Ok(match expr {
+            Expr::In {
+                expr: left,
+                negated,
+                ..
+            } => CExpr::Call {
+                name: if *negated { "NOT IN" } else { "IN" }.into(),
+                args: vec![self.expr(rel, left)?, subquery],
+            },
+            Expr::Exists { negated, .. } => CExpr::Call {
+                name: if *negated { "NOT EXISTS" } else { "EXISTS" }.into(),
+                args: vec![subquery],
+            },
+            _ => subquery,
         })
     }
 

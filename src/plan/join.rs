@@ -5,7 +5,7 @@
 //! what the join must carry (the columns used above it, Flink's projection push-down) and which
 //! WHERE terms are join conditions (both sides) or filters pushed into one input.
 
-use super::builder::{columns_text, union_columns, Builder};
+use super::builder::{union_columns, Builder};
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::scope::{looks_like_time, Column, Relation};
@@ -228,9 +228,9 @@ pub fn join(
             ("join", "stream-exec-join")
         };
         let description = format!(
-            "{join_type} {kind} ON {} [{}]",
+            "{join_type} {kind} ON {} ({})",
             condition.map(|c| c.canonical()).unwrap_or_default(),
-            columns_text(&joined)
+            joined.lineage()
         );
         let reason = if both_windows {
             "window joins are not modelled in detail yet"

@@ -17,6 +17,7 @@ pub mod rank;
 pub mod scope;
 pub mod sort;
 pub mod source_table;
+pub mod subquery;
 pub mod top_n;
 pub mod window;
 

@@ -115,6 +115,28 @@ impl Relation {
         Resolved::Missing
     }
 
+    /// The relation's whole canonical lineage: its columns (source columns, computations and
+    /// the stateful results they come from), the filters beneath it, its window TVF and the
+    /// tables without DDL it reads. Equal lineages mean the same rows, however the SQL is
+    /// written (views, CTEs and subqueries are inlined, aliases dropped).
+    pub fn lineage(&self) -> String {
+        let mut parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        parts.extend(self.open_tables.iter().map(|(_, t)| format!("{t}.*")));
+        let mut text = format!("[{}]", parts.join(", "));
+        let mut filters: Vec<String> = self.filters.iter().map(CExpr::canonical).collect();
+        filters.sort();
+        filters.dedup();
+        if !filters.is_empty() {
+            text.push_str(" WHERE ");
+            text.push_str(&filters.join(" AND "));
+        }
+        if let Some(window) = &self.window {
+            text.push_str(" WINDOW ");
+            text.push_str(&window.describe());
+        }
+        text
+    }
+
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
         self.columns
             .iter()
