@@ -6,9 +6,9 @@ use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
     aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, subquery,
-    window,
-    Operator, OperatorKind, Plan, QueryPlan,
+    window, Operator, OperatorKind, Plan, QueryPlan,
 };
+use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -32,10 +32,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
+        builder.path = statement.path.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
-        let name = match &statement.sink {
-            Some(sink) => sink.last().to_string(),
+        let name = match &statement.sink_identity {
+            Some(sink) => sink.clone(),
             None => format!("query #{}", statement.ordinal),
         };
         let output = relation
@@ -50,16 +51,16 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             !builder.operators.is_empty(),
         );
         let sink_table = statement
-            .sink
+            .sink_identity
             .as_ref()
-            .and_then(|s| catalog.tables.get(s.last()));
+            .and_then(|s| catalog.tables.get(s));
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
         }
         queries.push(QueryPlan {
             name,
-            sink: statement.sink.as_ref().map(|s| s.last().to_string()),
+            sink: statement.sink_identity.clone(),
             span: statement.span,
             operators,
             sources: builder.sources,
@@ -109,6 +110,8 @@ pub struct Builder<'a> {
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
+    /// The catalog and database names resolve from (the query's, or the view's being read).
+    pub path: NamePath,
     /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
     pub outer: Vec<Relation>,
     /// The lineage of each subquery planned so far, by where it is written.
@@ -132,6 +135,7 @@ impl<'a> Builder<'a> {
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
+            path: NamePath::default(),
             outer: Vec::new(),
             subqueries: BTreeMap::new(),
         }
@@ -232,8 +236,7 @@ impl<'a> Builder<'a> {
                 let mut union = union_relation(left, right);
                 union.union_slot = slot;
                 if !union_all {
-                    let description =
-                        format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
+                    let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
                         "set_operation",
                         "stream-exec-group-aggregate",
@@ -541,9 +544,7 @@ impl<'a> Builder<'a> {
                     .as_ref()
                     .map(|a| a.name.value.clone())
                     .unwrap_or_else(|| table_name.clone());
-                let mut relation = self
-                    .named_relation(&table_name, span)?
-                    .requalify(&qualifier);
+                let mut relation = self.named_relation(&parts, span)?.requalify(&qualifier);
                 if let Some(alias) = alias {
                     let names: Vec<String> =
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
@@ -619,13 +620,18 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A CTE, a view or a table by name; an undeclared table is read as documentation style.
-    pub fn named_relation(&mut self, name: &str, span: ByteSpan) -> Result<Relation> {
-        for scope in self.ctes.iter().rev() {
-            if let Some(relation) = scope.get(name) {
-                return Ok(relation.clone());
+    /// A CTE, a view or a table by name (`t`, `db.t`, `catalog.db.t`); an undeclared table is
+    /// read as documentation style. Views and tables are found by their identity.
+    pub fn named_relation(&mut self, parts: &[String], span: ByteSpan) -> Result<Relation> {
+        if let [name] = parts {
+            for scope in self.ctes.iter().rev() {
+                if let Some(relation) = scope.get(name) {
+                    return Ok(relation.clone());
+                }
             }
         }
+        let identity = self.path.identity(parts);
+        let name = identity.as_str();
         if let Some(view) = self.catalog.views.get(name).cloned() {
             if self.view_depth >= MAX_VIEW_DEPTH {
                 return Err(Error::sql(self.file, span, format!("views nest more than {MAX_VIEW_DEPTH} levels deep (or refer to themselves)")));
@@ -633,7 +639,9 @@ impl<'a> Builder<'a> {
             self.view_depth += 1;
             self.hints.extend(view.hints.iter().cloned());
             let saved = std::mem::take(&mut self.ctes);
+            let saved_path = std::mem::replace(&mut self.path, view.path.clone());
             let relation = self.query(&view.def.query);
+            self.path = saved_path;
             self.ctes = saved;
             self.view_depth -= 1;
             let relation = self.finish_rank(relation?, view.span)?;
@@ -698,11 +706,21 @@ impl<'a> Builder<'a> {
     /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
         if let Some(pending) = relation.rank.take() {
-            let partition: Vec<String> = pending.partition.iter().map(|(e, _)| e.canonical()).collect();
+            let partition: Vec<String> = pending
+                .partition
+                .iter()
+                .map(|(e, _)| e.canonical())
+                .collect();
             let order: Vec<String> = pending
                 .order
                 .iter()
-                .map(|(e, descending, _, _)| format!("{} {}", e.canonical(), if *descending { "DESC" } else { "ASC" }))
+                .map(|(e, descending, _, _)| {
+                    format!(
+                        "{} {}",
+                        e.canonical(),
+                        if *descending { "DESC" } else { "ASC" }
+                    )
+                })
                 .collect();
             let description = format!(
                 "{}() OVER (PARTITION BY {} ORDER BY {}) over ({})",

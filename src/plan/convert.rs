@@ -410,7 +410,12 @@ impl<'a> Converter<'a> {
     }
 
     /// A subquery planned beforehand, by its lineage: `x IN (SUBQUERY ...)`, `EXISTS(...)`.
-    fn subquery(&mut self, rel: &Relation, expr: &Expr, query: &sqlparser::ast::Query) -> Result<CExpr> {
+    fn subquery(
+        &mut self,
+        rel: &Relation,
+        expr: &Expr,
+        query: &sqlparser::ast::Query,
+    ) -> Result<CExpr> {
         let lineage = self
             .subqueries
             .get(&super::subquery::key(self.span(query)))

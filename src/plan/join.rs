@@ -342,14 +342,16 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
     let (table, alias) = match factor {
         TableFactor::Table { name, alias, .. } => (
             name.0
-                .last()
-                .and_then(|p| p.as_ident())
+                .iter()
+                .filter_map(|p| p.as_ident())
                 .map(|i| i.value.clone())
-                .unwrap_or_default(),
+                .collect::<Vec<_>>(),
             alias.as_ref().map(|a| a.name.value.clone()),
         ),
-        _ => (String::new(), None),
+        _ => (Vec::new(), None),
     };
+    let identity = b.path.identity(&table);
+    let table = table.last().cloned().unwrap_or_default();
     let squeeze = |s: &str| {
         s.chars()
             .filter(|c| !c.is_whitespace() && *c != '\'' && *c != '"')
@@ -367,7 +369,7 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
             && hint.contains("async=true")
             && names.iter().any(|n| hint.contains(&format!("table={n}")))
     });
-    let option = b.catalog.tables.get(&table).is_some_and(|t| {
+    let option = b.catalog.tables.get(&identity).is_some_and(|t| {
         t.def
             .options
             .iter()
