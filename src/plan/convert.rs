@@ -222,14 +222,20 @@ impl<'a> Converter<'a> {
         ))
     }
 
+    /// The canonical lineage of an expression, in the one form Flink's equivalent spellings
+    /// share (see [`super::normalize`]).
     pub fn expr(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        Ok(super::normalize::normalize(self.lineage(rel, expr)?))
+    }
+
+    fn lineage(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
         Ok(match expr {
             Expr::Identifier(ident) => {
                 self.column(rel, std::slice::from_ref(ident), self.span(expr))?
                     .expr
             }
             Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
-            Expr::Nested(inner) => self.expr(rel, inner)?,
+            Expr::Nested(inner) => self.lineage(rel, inner)?,
             Expr::Value(v) => CExpr::Literal(literal(&v.value)),
             Expr::TypedString(t) => CExpr::Literal(format!(
                 "{} {}",
@@ -247,12 +253,12 @@ impl<'a> Converter<'a> {
                 };
                 CExpr::Binary {
                     op,
-                    left: Box::new(self.expr(rel, left)?),
-                    right: Box::new(self.expr(rel, right)?),
+                    left: Box::new(self.lineage(rel, left)?),
+                    right: Box::new(self.lineage(rel, right)?),
                 }
             }
             Expr::UnaryOp { op, expr: inner } => {
-                let value = self.expr(rel, inner)?;
+                let value = self.lineage(rel, inner)?;
                 match (op, &value) {
                     (UnaryOperator::Minus, CExpr::Literal(text))
                         if !text.starts_with('-') && !text.starts_with('\'') =>
@@ -282,7 +288,7 @@ impl<'a> Converter<'a> {
                 CExpr::Call {
                     name,
                     args: vec![
-                        self.expr(rel, inner)?,
+                        self.lineage(rel, inner)?,
                         CExpr::Literal(data_type.to_string().to_uppercase()),
                     ],
                 }
@@ -301,9 +307,9 @@ impl<'a> Converter<'a> {
             } => CExpr::Call {
                 name: if *negated { "NOT BETWEEN" } else { "BETWEEN" }.into(),
                 args: vec![
-                    self.expr(rel, e)?,
-                    self.expr(rel, low)?,
-                    self.expr(rel, high)?,
+                    self.lineage(rel, e)?,
+                    self.lineage(rel, low)?,
+                    self.lineage(rel, high)?,
                 ],
             },
             Expr::In {
@@ -312,9 +318,9 @@ impl<'a> Converter<'a> {
                 negated,
                 ..
             } => {
-                let mut args = vec![self.expr(rel, e)?];
+                let mut args = vec![self.lineage(rel, e)?];
                 for item in list {
-                    args.push(self.expr(rel, item)?);
+                    args.push(self.lineage(rel, item)?);
                 }
                 CExpr::Call {
                     name: if *negated { "NOT IN" } else { "IN" }.into(),
@@ -328,8 +334,8 @@ impl<'a> Converter<'a> {
                 ..
             } => CExpr::Binary {
                 op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
-                left: Box::new(self.expr(rel, e)?),
-                right: Box::new(self.expr(rel, pattern)?),
+                left: Box::new(self.lineage(rel, e)?),
+                right: Box::new(self.lineage(rel, pattern)?),
             },
             Expr::Substring {
                 expr: e,
@@ -337,12 +343,12 @@ impl<'a> Converter<'a> {
                 substring_for,
                 ..
             } => {
-                let mut args = vec![self.expr(rel, e)?];
+                let mut args = vec![self.lineage(rel, e)?];
                 if let Some(from) = substring_from {
-                    args.push(self.expr(rel, from)?);
+                    args.push(self.lineage(rel, from)?);
                 }
                 if let Some(len) = substring_for {
-                    args.push(self.expr(rel, len)?);
+                    args.push(self.lineage(rel, len)?);
                 }
                 CExpr::Call {
                     name: "SUBSTRING".into(),
@@ -357,14 +363,14 @@ impl<'a> Converter<'a> {
             } => {
                 let mut args = Vec::new();
                 if let Some(operand) = operand {
-                    args.push(self.expr(rel, operand)?);
+                    args.push(self.lineage(rel, operand)?);
                 }
                 for when in conditions {
-                    args.push(self.expr(rel, &when.condition)?);
-                    args.push(self.expr(rel, &when.result)?);
+                    args.push(self.lineage(rel, &when.condition)?);
+                    args.push(self.lineage(rel, &when.result)?);
                 }
                 if let Some(other) = else_result {
-                    args.push(self.expr(rel, other)?);
+                    args.push(self.lineage(rel, other)?);
                 }
                 CExpr::Call {
                     name: if operand.is_some() {
@@ -428,8 +434,13 @@ impl<'a> Converter<'a> {
                 negated,
                 ..
             } => CExpr::Call {
-                name: if *negated { "NOT IN" } else { "IN" }.into(),
-                args: vec![self.expr(rel, left)?, subquery],
+                name: if *negated {
+                    "NOT IN SUBQUERY"
+                } else {
+                    "IN SUBQUERY"
+                }
+                .into(),
+                args: vec![self.lineage(rel, left)?, subquery],
             },
             Expr::Exists { negated, .. } => CExpr::Call {
                 name: if *negated { "NOT EXISTS" } else { "EXISTS" }.into(),

@@ -12,6 +12,7 @@ pub mod join;
 pub mod join_bounds;
 pub mod join_finish;
 pub mod match_recognize;
+pub mod normalize;
 pub mod over;
 pub mod rank;
 pub mod scope;
