@@ -232,7 +232,10 @@ pub fn identifiers(scripts: &[&str]) -> BTreeSet<String> {
                 && matches!(next, Some(Token::Word(n)) if n.quote_style.is_none());
             let after_from = matches!(previous, Some(t) if is_word(t, Keyword::FROM) || is_word(t, Keyword::JOIN));
             let qualified = matches!(previous, Some(Token::Period));
-            if column_def || after_from || qualified {
+            let clause = ["WATERMARK", "PRIMARY", "CONSTRAINT", "PERIOD"]
+                .iter()
+                .any(|c| w.value.eq_ignore_ascii_case(c));
+            if (column_def || after_from || qualified) && !clause {
                 out.insert(w.value.clone());
             }
         }
@@ -439,6 +442,10 @@ pub enum Moved {
 /// Moves the query of each INSERT or bare query into a subquery, a CTE or a view read with
 /// `SELECT *`: the same rows, the same operators.
 pub fn move_query(sql: &str, into: Moved) -> String {
+    // A statement set holds only INSERTs: no view can be declared inside it.
+    if matches!(into, Moved::View) && sql.to_uppercase().contains("STATEMENT SET") {
+        return sql.to_string();
+    }
     let counter = std::cell::Cell::new(0);
     per_statement(sql, |statement, words| {
         let tokens = Tokens::of(statement);
