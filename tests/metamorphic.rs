@@ -753,6 +753,13 @@ fn predicates_spelled_otherwise_never_change_a_verdict() {
             spelling::respell_predicates(new, &ranks),
         )
     });
+    rewrite_keeps_outcomes("ranges and lists spelled otherwise", |old, new| {
+        let ranks = spelling::ranking_names(&[old, new]);
+        (
+            spelling::respell_ranges(old, &ranks),
+            spelling::respell_ranges(new, &ranks),
+        )
+    });
 }
 
 #[test]
@@ -776,4 +783,14 @@ fn moving_a_query_never_changes_a_verdict() {
             )
         });
     }
+}
+
+#[test]
+fn reordering_ddl_columns_never_changes_a_verdict() {
+    rewrite_keeps_outcomes("DDL columns reordered", |old, new| {
+        (
+            spelling::reorder_columns(old),
+            spelling::reorder_columns(new),
+        )
+    });
 }

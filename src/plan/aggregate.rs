@@ -584,7 +584,7 @@ fn opaque_select(
     let description = format!(
         "GROUP BY {grouping} SELECT {}{having} over ({})",
         items.join(", "),
-        input.lineage()
+        input.rows_lineage().trim_start()
     );
     b.opaque(
         "group_aggregate",

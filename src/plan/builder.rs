@@ -328,7 +328,7 @@ impl<'a> Builder<'a> {
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
         }
-        subquery::record_joins(self, subqueries, &input);
+        subquery::record_joins(self, subqueries, &input, select);
         if !joins.is_empty() {
             let used = used_columns(select, &input);
             let spans = join_finish::SelectSpans {

@@ -120,9 +120,18 @@ impl Relation {
     /// tables without DDL it reads. Equal lineages mean the same rows, however the SQL is
     /// written (views, CTEs and subqueries are inlined, aliases dropped).
     pub fn lineage(&self) -> String {
-        let mut parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
-        parts.extend(self.open_tables.iter().map(|(_, t)| format!("{t}.*")));
-        let mut text = format!("[{}]", parts.join(", "));
+        let parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        format!("[{}]{}", parts.join(", "), self.rows_lineage())
+    }
+
+    /// Which rows the relation holds, not which columns: the filters beneath it, its window
+    /// TVF and the tables without DDL it reads. For an operator whose own description names
+    /// the columns it reads (canonically), so an unread column never changes it.
+    pub fn rows_lineage(&self) -> String {
+        let mut text = String::new();
+        for (_, table) in &self.open_tables {
+            text.push_str(&format!(" FROM {table}.*"));
+        }
         let mut filters: Vec<String> = self.filters.iter().map(CExpr::canonical).collect();
         filters.sort();
         filters.dedup();

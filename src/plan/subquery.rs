@@ -4,11 +4,11 @@
 //! inlined and recorded, correlated columns resolve to the enclosing query's), and the join is
 //! an opaque operator compared by its whole lineage: the enclosing rows and the subquery's.
 
-use super::builder::Builder;
+use super::builder::{projection_exprs, referenced_columns, Builder};
 use super::scope::Relation;
 use crate::error::Result;
 use crate::source::ByteSpan;
-use sqlparser::ast::{Expr, InTarget, Query, Visit, Visitor};
+use sqlparser::ast::{Expr, GroupByExpr, InTarget, Query, Select, Visit, Visitor};
 use std::ops::ControlFlow;
 
 /// A subquery found in an expression, waiting for the enclosing SELECT's WHERE.
@@ -58,14 +58,25 @@ pub fn plan_all<'e>(
 
 /// Records each subquery's join as an operator compared by its whole lineage: the rows of the
 /// enclosing query (with its WHERE) and the subquery's.
-pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation) {
+pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation, select: &Select) {
+    if found.is_empty() {
+        return;
+    }
+    // The enclosing rows as the join keeps them: the columns the SELECT reads (Flink prunes
+    // the others), with the filters beneath and its own WHERE.
+    let (mut exprs, wildcard) = projection_exprs(select);
+    exprs.extend(select.selection.iter());
+    exprs.extend(select.having.iter());
+    if let GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    let read: Vec<String> = referenced_columns(outer, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
     for subquery in found {
-        let description = format!(
-            "{} of ({}) with ({})",
-            subquery.kind,
-            outer.lineage(),
-            subquery.lineage
-        );
+        let description = format!("{} of ({rows}) with ({})", subquery.kind, subquery.lineage);
         b.opaque(
             "join",
             "stream-exec-join",

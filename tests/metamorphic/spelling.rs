@@ -388,6 +388,126 @@ pub fn respell_predicates(sql: &str, skip: &BTreeSet<String>) -> String {
     })
 }
 
+/// The last token of the column at `i` (`c` or `t.c`), when `i` starts one that is not an
+/// operand of arithmetic and not a ranking column.
+fn column_at(tokens: &Tokens, i: usize, skip: &BTreeSet<String>) -> Option<usize> {
+    let Token::Word(first) = &tokens.items[i].0 else {
+        return None;
+    };
+    if first.keyword != Keyword::NoKeyword || first.quote_style.is_some() {
+        return None;
+    }
+    let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+    if matches!(
+        previous,
+        Some(
+            Token::Period
+                | Token::Plus
+                | Token::Minus
+                | Token::Mul
+                | Token::Div
+                | Token::StringConcat
+        )
+    ) {
+        return None;
+    }
+    let mut last = i;
+    if let Some(dot) = tokens.next_significant(i) {
+        if tokens.items[dot].0 == Token::Period {
+            last = tokens.next_significant(dot)?;
+        }
+    }
+    match &tokens.items[last].0 {
+        Token::Word(w) if !skip.contains(&w.value) => Some(last),
+        _ => None,
+    }
+}
+
+/// Spells ranges and lists another way: `c BETWEEN 1 AND 5` as `(c >= 1 AND c <= 5)`,
+/// `c IN ('a', 'b')` as `(c = 'b' OR c = 'a')`, for literal bounds and items.
+pub fn respell_ranges(sql: &str, skip: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) || words.first().is_some_and(|w| w == "SET") {
+            return statement.to_string();
+        }
+        let mut i = 0;
+        while i < tokens.items.len() {
+            let Some(last) = column_at(&tokens, i, skip) else {
+                i += 1;
+                continue;
+            };
+            let column: String = tokens.items[i..=last]
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect();
+            let Some(keyword) = tokens.next_significant(last) else {
+                break;
+            };
+            let mut replaced = None;
+            if is_word(&tokens.items[keyword].0, Keyword::BETWEEN) {
+                let low = tokens.next_significant(keyword);
+                let and = low.and_then(|l| tokens.next_significant(l));
+                let high = and.and_then(|a| tokens.next_significant(a));
+                if let (Some(low), Some(and), Some(high)) = (low, and, high) {
+                    let after = tokens.next_significant(high).map(|n| &tokens.items[n].0);
+                    let bounded = matches!(
+                        after,
+                        None | Some(Token::RParen | Token::Comma | Token::SemiColon)
+                    ) || matches!(after, Some(Token::Word(w)) if w.keyword != Keyword::NoKeyword);
+                    if is_literal(&tokens.items[low].0)
+                        && is_word(&tokens.items[and].0, Keyword::AND)
+                        && is_literal(&tokens.items[high].0)
+                        && bounded
+                    {
+                        let (l, h) = (&tokens.items[low].1, &tokens.items[high].1);
+                        replaced = Some((high, format!("({column} >= {l} AND {column} <= {h})")));
+                    }
+                }
+            } else if is_word(&tokens.items[keyword].0, Keyword::IN) {
+                let mut items = Vec::new();
+                let mut at = tokens.next_significant(keyword);
+                let mut end = None;
+                if at.is_some_and(|a| tokens.items[a].0 == Token::LParen) {
+                    while let Some(item) = at.and_then(|a| tokens.next_significant(a)) {
+                        if !is_literal(&tokens.items[item].0) {
+                            break;
+                        }
+                        items.push(tokens.items[item].1.clone());
+                        match tokens.next_significant(item) {
+                            Some(n) if tokens.items[n].0 == Token::Comma => at = Some(n),
+                            Some(n) if tokens.items[n].0 == Token::RParen => {
+                                end = Some(n);
+                                break;
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+                if let Some(end) = end {
+                    let terms: Vec<String> = items
+                        .iter()
+                        .rev()
+                        .map(|v| format!("{column} = {v}"))
+                        .collect();
+                    replaced = Some((end, format!("({})", terms.join(" OR "))));
+                }
+            }
+            match replaced {
+                Some((end, text)) => {
+                    tokens.items[i].1 = text;
+                    for j in i + 1..=end {
+                        tokens.items[j].1 = String::new();
+                    }
+                    i = end + 1;
+                }
+                None => i = last + 1,
+            }
+        }
+        tokens.text()
+    })
+}
+
 /// Where the query of an INSERT or a bare query starts (its SELECT or WITH), if it is one the
 /// rewrites below may move.
 fn query_start(tokens: &Tokens, words: &[String]) -> Option<usize> {
@@ -469,6 +589,133 @@ pub fn move_query(sql: &str, into: Moved) -> String {
                 format!("CREATE TEMPORARY VIEW {name} AS {query};\n{head}SELECT * FROM {name}")
             }
         }
+    })
+}
+
+/// Whether the script selects `*` (or multiplies): the order of a table's columns may then
+/// reach the output.
+fn uses_star(sql: &str) -> bool {
+    let tokens = Tokens::of(sql);
+    tokens.items.iter().enumerate().any(|(i, (t, _))| {
+        *t == Token::Mul
+            && tokens
+                .previous_significant(i)
+                .is_none_or(|p| tokens.items[p].0 != Token::LParen)
+    })
+}
+
+/// Whether the script may plan an operator that stores its input rows (OVER, joins, rankings,
+/// sorts, MATCH_RECOGNIZE): Flink lays those rows out in the order of the table's columns
+/// (checked with Flink 2.3: `OverAggregate(select=[price, ts, ...])` follows the DDL), so
+/// reordering the DDL changes their state and is no equivalent rewrite there.
+fn stores_rows(sql: &str) -> bool {
+    let tokens = Tokens::of(sql);
+    let listed = !from_list_items(&tokens).is_empty();
+    listed
+        || tokens.items.iter().any(|(t, _)| {
+            matches!(t, Token::Word(w) if w.quote_style.is_none() && [
+                "OVER", "JOIN", "MATCH_RECOGNIZE", "ORDER", "LIMIT", "FETCH", "OFFSET",
+                "ROW_NUMBER", "RANK", "DENSE_RANK", "EXISTS", "IN", "UNION", "INTERSECT",
+                "EXCEPT", "DISTINCT",
+            ]
+            .iter()
+            .any(|k| w.value.eq_ignore_ascii_case(k)))
+        })
+}
+
+/// The tables a script writes (`INSERT INTO name`): their column order maps the output.
+fn sinks(sql: &str) -> BTreeSet<String> {
+    let tokens = Tokens::of(sql);
+    (0..tokens.items.len())
+        .filter(|&i| is_word(&tokens.items[i].0, Keyword::INTO))
+        .filter_map(|i| {
+            // The last part of `INTO c.db.name`.
+            let mut at = tokens.next_significant(i)?;
+            while let Some(dot) = tokens.next_significant(at) {
+                if tokens.items[dot].0 != Token::Period {
+                    break;
+                }
+                at = tokens.next_significant(dot)?;
+            }
+            match &tokens.items[at].0 {
+                Token::Word(w) => Some(w.value.clone()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Reverses the columns of each CREATE TABLE (its WATERMARK, keys and constraints stay after
+/// them), except sinks and tables declared with LIKE, in scripts that never select `*`.
+pub fn reorder_columns(sql: &str) -> String {
+    if uses_star(sql) || stores_rows(sql) {
+        return sql.to_string();
+    }
+    let written = sinks(sql);
+    per_statement(sql, |statement, words| {
+        let tokens = Tokens::of(statement);
+        let is_table = words.first().is_some_and(|w| w == "CREATE")
+            && words.iter().any(|w| w == "TABLE")
+            && !tokens.items.iter().any(|(t, _)| is_word(t, Keyword::LIKE));
+        let Some(open) = tokens.items.iter().position(|(t, _)| *t == Token::LParen) else {
+            return statement.to_string();
+        };
+        let name = tokens
+            .previous_significant(open)
+            .and_then(|n| match &tokens.items[n].0 {
+                Token::Word(w) => Some(w.value.clone()),
+                _ => None,
+            });
+        if !is_table || name.is_none_or(|n| written.contains(&n)) {
+            return statement.to_string();
+        }
+        let mut depth = 0;
+        let mut elements: Vec<String> = vec![String::new()];
+        let mut close = None;
+        for (i, (token, text)) in tokens.items.iter().enumerate().skip(open + 1) {
+            match token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => {
+                    close = Some(i);
+                    break;
+                }
+                Token::RParen => depth -= 1,
+                Token::Comma if depth == 0 => {
+                    elements.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(last) = elements.last_mut() {
+                last.push_str(text);
+            }
+        }
+        let Some(close) = close else {
+            return statement.to_string();
+        };
+        let is_clause = |e: &String| {
+            let first = e
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_uppercase();
+            ["WATERMARK", "PRIMARY", "CONSTRAINT", "PERIOD"].contains(&first.as_str())
+        };
+        let (clauses, mut columns): (Vec<String>, Vec<String>) =
+            elements.into_iter().partition(is_clause);
+        columns.reverse();
+        columns.extend(clauses);
+        let head: String = tokens.items[..=open]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let tail: String = tokens.items[close..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let list: Vec<&str> = columns.iter().map(|c| c.trim()).collect();
+        // One element a line: an element may end with a `--` comment.
+        format!("{head}\n  {}\n{tail}", list.join(",\n  "))
     })
 }
 
