@@ -794,3 +794,13 @@ fn reordering_ddl_columns_never_changes_a_verdict() {
         )
     });
 }
+
+#[test]
+fn an_inner_join_condition_in_where_never_changes_a_verdict() {
+    rewrite_keeps_outcomes("join condition moved to WHERE", |old, new| {
+        (
+            spelling::join_condition_to_where(old),
+            spelling::join_condition_to_where(new),
+        )
+    });
+}

@@ -106,6 +106,8 @@ pub struct Builder<'a> {
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
+    /// Joins compared as a whole, read in FROM, finished by their SELECT.
+    pub opaque_joins: Vec<join::OpaqueJoin>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -132,6 +134,7 @@ impl<'a> Builder<'a> {
             hints: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
+            opaque_joins: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
@@ -294,8 +297,10 @@ impl<'a> Builder<'a> {
     fn select(&mut self, select: &Select) -> Result<Relation> {
         let span = self.span(select);
         let mark = self.pending_joins.len();
+        let opaque_mark = self.opaque_joins.len();
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
+        let opaque_joins = self.opaque_joins.split_off(opaque_mark);
         let subqueries = subquery::plan_all(
             self,
             select
@@ -329,13 +334,24 @@ impl<'a> Builder<'a> {
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
         }
         subquery::record_joins(self, subqueries, &input, select);
+        if !opaque_joins.is_empty() {
+            // The WHERE of a join compared as a whole is part of its condition, as in ON.
+            let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
+            input.filters.retain(|f| !taken.contains(&f.canonical()));
+        }
+        for opaque in opaque_joins {
+            opaque.finish(self, &where_terms);
+        }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
             let spans = join_finish::SelectSpans {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            join_finish::finish(self, joins, &where_terms, &used, spans);
+            let conditions = join_finish::finish(self, joins, &where_terms, &used, spans);
+            input
+                .filters
+                .retain(|f| !conditions.contains(&f.canonical()));
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());

@@ -108,6 +108,40 @@ pub struct LookupState {
     pub try_resolve: bool,
 }
 
+/// A join compared as a whole (a window join, ...), waiting for its SELECT: a condition
+/// written in WHERE is the same condition as in ON, so the WHERE terms join its fingerprint.
+#[derive(Debug, Clone)]
+pub struct OpaqueJoin {
+    /// Its operator's index among the builder's operators.
+    pub operator: usize,
+    pub heading: String,
+    /// The condition's terms, canonical (ON, then the SELECT's WHERE).
+    pub terms: Vec<String>,
+    pub lineage: String,
+}
+
+impl OpaqueJoin {
+    pub fn fingerprint(&self) -> String {
+        let mut terms = self.terms.clone();
+        terms.sort();
+        terms.dedup();
+        format!(
+            "{} ON {} ({})",
+            self.heading,
+            terms.join(" AND "),
+            self.lineage
+        )
+    }
+
+    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint.
+    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr]) {
+        self.terms.extend(where_terms.iter().map(CExpr::canonical));
+        if let Some(op) = b.operators.get_mut(self.operator) {
+            op.set("fingerprint", serde_json::json!(self.fingerprint()));
+        }
+    }
+}
+
 /// A join read in FROM, waiting for its SELECT.
 #[derive(Debug, Clone)]
 pub struct PendingJoin {
@@ -227,17 +261,22 @@ pub fn join(
         } else {
             ("join", "stream-exec-join")
         };
-        let description = format!(
-            "{join_type} {kind} ON {} ({})",
-            condition.map(|c| c.canonical()).unwrap_or_default(),
-            joined.lineage()
-        );
-        let reason = if both_windows {
-            "window joins are not modelled in detail yet"
-        } else {
-            "this kind of join is not modelled in detail yet"
+        let terms: Vec<String> = condition
+            .map(|c| c.conjuncts().iter().map(CExpr::canonical).collect())
+            .unwrap_or_default();
+        let opaque = OpaqueJoin {
+            operator: b.operators.len(),
+            heading: format!("{join_type} {kind}"),
+            terms,
+            lineage: joined.lineage(),
         };
-        b.opaque(kind, node, span, description, reason);
+        let reason = if both_windows {
+            "window joins are not modelled in detail: compared by their whole lineage"
+        } else {
+            "this kind of join is not modelled in detail: compared by its whole lineage"
+        };
+        b.opaque(kind, node, span, opaque.fingerprint(), reason);
+        b.opaque_joins.push(opaque);
         return Ok(joined);
     }
     let version_value = match version {

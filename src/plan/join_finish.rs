@@ -47,14 +47,17 @@ fn oriented(term: &CExpr) -> CExpr {
 }
 
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
-/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING).
+/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING). Returns
+/// the WHERE terms taken as join conditions (canonical): they are the join's, not filters of
+/// what flows above it, as when written in ON.
 pub fn finish(
     b: &mut Builder,
     mut pending: Vec<PendingJoin>,
     where_terms: &[CExpr],
     used: &BTreeSet<String>,
     spans: SelectSpans,
-) {
+) -> BTreeSet<String> {
+    let mut taken = BTreeSet::new();
     for join in &mut pending {
         let pushed_before = join.filters.len();
         let conditions_before = join.conditions.len();
@@ -63,6 +66,11 @@ pub fn finish(
                 join.add_term(term.clone(), true);
             }
         }
+        taken.extend(
+            join.conditions[conditions_before..]
+                .iter()
+                .map(CExpr::canonical),
+        );
         if let Some(where_span) = spans.selection {
             if join.conditions.len() > conditions_before {
                 join.condition_span = join.condition_span.union(where_span);
@@ -93,6 +101,7 @@ pub fn finish(
         }
         b.operators.push(op);
     }
+    taken
 }
 
 /// Where a SELECT's WHERE and its projection are written.

@@ -719,6 +719,104 @@ pub fn reorder_columns(sql: &str) -> String {
     })
 }
 
+/// Moves the condition of an inner join into WHERE: `FROM a JOIN b ON c WHERE w` becomes
+/// `FROM a, b WHERE (c) AND w`. Only a FROM with one inner join, not a temporal or lookup join.
+pub fn join_condition_to_where(sql: &str) -> String {
+    per_statement(sql, |statement, _| {
+        let mut tokens = Tokens::of(statement);
+        let n = tokens.items.len();
+        let mut depth = vec![0i32; n];
+        let mut d = 0;
+        for (i, (t, _)) in tokens.items.iter().enumerate() {
+            if *t == Token::RParen {
+                d -= 1;
+            }
+            depth[i] = d;
+            if *t == Token::LParen {
+                d += 1;
+            }
+        }
+        let joins: Vec<usize> = (0..n)
+            .filter(|&i| is_word(&tokens.items[i].0, Keyword::JOIN))
+            .collect();
+        let [join] = joins.as_slice() else {
+            return statement.to_string();
+        };
+        let join = *join;
+        let at = depth[join];
+        let previous = tokens.previous_significant(join);
+        let inner = previous.filter(|&p| is_word(&tokens.items[p].0, Keyword::INNER));
+        let outer = previous.is_some_and(|p| {
+            [
+                Keyword::LEFT,
+                Keyword::RIGHT,
+                Keyword::FULL,
+                Keyword::OUTER,
+                Keyword::CROSS,
+            ]
+            .iter()
+            .any(|k| is_word(&tokens.items[p].0, *k))
+        });
+        let versioned = tokens
+            .items
+            .iter()
+            .any(|(t, _)| is_word(t, Keyword::SYSTEM_TIME));
+        let lateral = tokens
+            .next_significant(join)
+            .is_some_and(|j| is_word(&tokens.items[j].0, Keyword::LATERAL));
+        if outer || versioned || lateral {
+            return statement.to_string();
+        }
+        let Some(on) =
+            (join..n).find(|&i| depth[i] == at && is_word(&tokens.items[i].0, Keyword::ON))
+        else {
+            return statement.to_string();
+        };
+        let stops = [
+            Keyword::WHERE,
+            Keyword::GROUP,
+            Keyword::HAVING,
+            Keyword::ORDER,
+            Keyword::LIMIT,
+            Keyword::UNION,
+            Keyword::WINDOW,
+        ];
+        let end = (on + 1..n)
+            .find(|&i| {
+                depth[i] < at
+                    || (depth[i] == at
+                        && (stops.iter().any(|k| is_word(&tokens.items[i].0, *k))
+                            || tokens.items[i].0 == Token::RParen))
+            })
+            .unwrap_or(n);
+        let condition: String = tokens.items[on + 1..end]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let condition = condition.trim().to_string();
+        let has_where =
+            end < n && is_word(&tokens.items[end].0, Keyword::WHERE) && depth[end] == at;
+        for i in on..end {
+            tokens.items[i].1 = String::new();
+        }
+        tokens.items[join].1 = ",".into();
+        if let Some(inner) = inner {
+            tokens.items[inner].1 = String::new();
+        }
+        if has_where {
+            tokens.items[end].1 = format!("WHERE ({condition}) AND");
+        } else if end < n {
+            tokens.items[end].1 = format!("WHERE {condition} {}", tokens.items[end].1);
+        } else {
+            tokens.items.push((
+                Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                format!(" WHERE {condition}"),
+            ));
+        }
+        tokens.text()
+    })
+}
+
 pub fn ranking_names(scripts: &[&str]) -> BTreeSet<String> {
     rank_aliases(scripts)
 }
