@@ -285,12 +285,19 @@ impl<'a> Converter<'a> {
                 let name = format!("{kind:?}")
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
-                CExpr::Call {
-                    name,
-                    args: vec![
-                        self.lineage(rel, inner)?,
-                        CExpr::Literal(data_type.to_string().to_uppercase()),
-                    ],
+                let value = self.lineage(rel, inner)?;
+                let target = data_type.to_string();
+                // A cast to the column's own declared type is the column (Flink drops it).
+                let same_type = self
+                    .declared_type(&value)
+                    .is_some_and(|declared| same_type(&declared, &target));
+                if same_type && matches!(name.as_str(), "CAST" | "TRY_CAST") {
+                    value
+                } else {
+                    CExpr::Call {
+                        name,
+                        args: vec![value, CExpr::Literal(target.to_uppercase())],
+                    }
                 }
             }
             Expr::IsNull(e) => self.unary_call(rel, "IS NULL", e)?,
@@ -448,6 +455,21 @@ impl<'a> Converter<'a> {
             },
             _ => subquery,
         })
+    }
+
+    /// The declared type of a source column, when `value` is one.
+    fn declared_type(&self, value: &CExpr) -> Option<String> {
+        let (instance, column) = value.as_column()?;
+        let table = self
+            .catalog
+            .tables
+            .get(super::scope::base_table(instance))?;
+        let def = table.def.columns.iter().find(|c| c.name == column)?;
+        match &def.kind {
+            crate::sql::ColumnKind::Physical { data_type }
+            | crate::sql::ColumnKind::Metadata { data_type, .. } => Some(data_type.clone()),
+            crate::sql::ColumnKind::Computed { .. } => None,
+        }
     }
 
     fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
@@ -644,6 +666,20 @@ impl<'a> Converter<'a> {
         }
         Ok(CExpr::Call { name, args })
     }
+}
+
+/// Whether two spellings name one type: case, spaces, `INTEGER` / `INT` and `STRING` /
+/// `VARCHAR(2147483647)` aside.
+fn same_type(a: &str, b: &str) -> bool {
+    let canonical = |t: &str| {
+        let t: String = t.split_whitespace().collect::<String>().to_uppercase();
+        match t.as_str() {
+            "INTEGER" => "INT".to_string(),
+            "STRING" => "VARCHAR(2147483647)".to_string(),
+            _ => t,
+        }
+    };
+    canonical(a) == canonical(b)
 }
 
 pub fn literal(value: &Value) -> String {
