@@ -232,13 +232,18 @@ impl<'a> Builder<'a> {
                     None
                 };
                 // UNION's inputs are a set; INTERSECT's and EXCEPT's are not (EXCEPT is ordered).
-                let mut inputs = [left.lineage(), right.lineage()];
-                if matches!(op, SetOperator::Union) {
-                    inputs.sort();
-                }
+                // Described only for those: a long UNION ALL chain must not describe its inputs
+                // again at each level.
+                let inputs = (!union_all).then(|| {
+                    let mut inputs = [left.lineage(), right.lineage()];
+                    if matches!(op, SetOperator::Union) {
+                        inputs.sort();
+                    }
+                    inputs
+                });
                 let mut union = union_relation(left, right);
                 union.union_slot = slot;
-                if !union_all {
+                if let Some(inputs) = inputs {
                     let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
                         "set_operation",

@@ -80,10 +80,12 @@ fn from_list_items(tokens: &Tokens) -> BTreeSet<usize> {
             Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::FROM => {
                 from_depth = Some(depth);
             }
-            Token::Word(w) if w.quote_style.is_none() && ends.contains(&w.keyword) => {
-                if from_depth == Some(depth) {
-                    from_depth = None;
-                }
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && ends.contains(&w.keyword)
+                    && from_depth == Some(depth) =>
+            {
+                from_depth = None;
             }
             Token::Word(_) if from_depth == Some(depth) => {
                 let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
