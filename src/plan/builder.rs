@@ -328,6 +328,8 @@ impl<'a> Builder<'a> {
         } else if let Some(selection) = &select.selection {
             let filter = self.converter().expr(&input, selection)?;
             where_terms = filter.conjuncts();
+            // `WHERE 1 = 1` filters nothing.
+            where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans

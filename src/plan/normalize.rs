@@ -5,7 +5,7 @@
 //! - `c IN (v1, v2)` is `c = v1 OR c = v2`; `NOT IN (...)` is `c <> v1 AND c <> v2`;
 //! - `NOT` is pushed down: `NOT (a = b)` is `a <> b`, `NOT (a < b)` is `a >= b`, `NOT NOT x`
 //!   is `x`, `NOT (a AND b)` is `NOT a OR NOT b`, `NOT (x IS NULL)` is `x IS NOT NULL`, ...;
-//! - `b = TRUE` is `b`, `b = FALSE` is `NOT b`;
+//! - `b = TRUE` is `b`, `b = FALSE` is `NOT b`; `1 = 1` is TRUE, `x AND TRUE` is `x`;
 //! - `AND` and `OR` are flattened, their terms sorted and repeated terms dropped;
 //! - a comparison has its operands in a fixed order, the operator flipped to keep its meaning:
 //!   `'DE' = country` is `country = 'DE'`, `5 < a` is `a > 5`, `d > a` is `a < d`.
@@ -102,12 +102,23 @@ fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
     for term in terms {
         splice(op, term, &mut flat);
     }
+    // `x AND TRUE` is `x`, `x OR FALSE` is `x`; `x AND FALSE` is FALSE, `x OR TRUE` is TRUE.
+    let (neutral, absorbing) = if op == "AND" {
+        ("TRUE", "FALSE")
+    } else {
+        ("FALSE", "TRUE")
+    };
+    let is = |t: &CExpr, value: &str| matches!(t, CExpr::Literal(text) if text == value);
+    if flat.iter().any(|t| is(t, absorbing)) {
+        return CExpr::Literal(absorbing.into());
+    }
+    flat.retain(|t| !is(t, neutral));
     let mut keyed: Vec<(String, CExpr)> = flat.into_iter().map(|t| (t.canonical(), t)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed.dedup_by(|a, b| a.0 == b.0);
     let mut terms = keyed.into_iter().map(|(_, t)| t);
     let Some(first) = terms.next() else {
-        return CExpr::Literal("TRUE".into());
+        return CExpr::Literal(neutral.into());
     };
     terms.fold(first, |acc, term| CExpr::Binary {
         op: op.to_string(),
@@ -169,6 +180,12 @@ fn binary(op: String, left: CExpr, right: CExpr) -> CExpr {
             } else {
                 negate(other)
             };
+        }
+    }
+    // `1 = 1` is TRUE (not `NULL = NULL`, which is NULL).
+    if let (CExpr::Literal(l), CExpr::Literal(r)) = (&left, &right) {
+        if l == r && l != "NULL" && matches!(op.as_str(), "=" | "<=" | ">=") {
+            return CExpr::Literal("TRUE".into());
         }
     }
     if let Some(flip) = flipped(&op) {
@@ -346,6 +363,19 @@ mod tests {
     fn comparison_operands_have_one_order() {
         assert_eq!(n(bin("<", lit("5"), col("a"))), "t.a > 5");
         assert_eq!(n(bin(">", col("d"), col("a"))), "t.a < t.d");
+    }
+
+    #[test]
+    fn constant_terms_fold() {
+        let always = bin(
+            "AND",
+            bin("=", col("a"), lit("1")),
+            bin("=", lit("1"), lit("1")),
+        );
+        assert_eq!(n(always), "t.a = 1");
+        let with_true = bin("AND", lit("TRUE"), bin("=", col("a"), lit("1")));
+        assert_eq!(n(with_true), "t.a = 1");
+        assert_ne!(n(bin("=", lit("NULL"), lit("NULL"))), "TRUE");
     }
 
     #[test]
