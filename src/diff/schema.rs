@@ -216,7 +216,7 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
             (
                 "fingerprint",
                 String,
-                "the operator and its input, canonical: any change changes it",
+                "the operator's whole canonical lineage (what it computes over the rows it reads, views, CTEs, subqueries, filters and source tables beneath inlined): any change changes it",
             ),
             ("reason", String, "why the tool does not model it in detail"),
         ],

@@ -6,8 +6,9 @@ use super::expr::CExpr;
 use super::scope::{open_column, Column, PendingRank, Relation};
 use super::{
     aggregate, join, join_finish, join_nulls, match_recognize, over, pushdown, rank, sort,
-    source_table, window, Operator, OperatorKind, Plan, QueryPlan,
+    source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
 };
+use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -31,10 +32,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
+        builder.path = statement.path.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
-        let name = match &statement.sink {
-            Some(sink) => sink.last().to_string(),
+        let name = match &statement.sink_identity {
+            Some(sink) => sink.clone(),
             None => format!("query #{}", statement.ordinal),
         };
         let output = relation
@@ -49,16 +51,16 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             !builder.operators.is_empty(),
         );
         let sink_table = statement
-            .sink
+            .sink_identity
             .as_ref()
-            .and_then(|s| catalog.tables.get(s.last()));
+            .and_then(|s| catalog.tables.get(s));
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
         }
         queries.push(QueryPlan {
             name,
-            sink: statement.sink.as_ref().map(|s| s.last().to_string()),
+            sink: statement.sink_identity.clone(),
             span: statement.span,
             operators,
             sources: builder.sources,
@@ -104,10 +106,18 @@ pub struct Builder<'a> {
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
+    /// Joins compared as a whole, read in FROM, finished by their SELECT.
+    pub opaque_joins: Vec<join::OpaqueJoin>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
+    /// The catalog and database names resolve from (the query's, or the view's being read).
+    pub path: NamePath,
+    /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
+    pub outer: Vec<Relation>,
+    /// The lineage of each subquery planned so far, by where it is written.
+    pub subqueries: BTreeMap<(usize, usize), String>,
 }
 
 impl<'a> Builder<'a> {
@@ -124,14 +134,21 @@ impl<'a> Builder<'a> {
             hints: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
+            opaque_joins: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
+            path: NamePath::default(),
+            outer: Vec::new(),
+            subqueries: BTreeMap::new(),
         }
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
-        Converter::new(self.catalog, self.file, self.notes, &mut self.reads)
+        let mut conv = Converter::new(self.catalog, self.file, self.notes, &mut self.reads);
+        conv.outer = &self.outer;
+        conv.subqueries = &self.subqueries;
+        conv
     }
 
     pub fn span(&self, node: &impl Spanned) -> ByteSpan {
@@ -208,15 +225,26 @@ impl<'a> Builder<'a> {
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
                 let union_all = matches!(op, SetOperator::Union) && all;
+                let quantifier = if all { "ALL" } else { "DISTINCT" };
                 let slot = if union_all {
                     Some(self.union_slot(&left, &right))
                 } else {
                     None
                 };
+                // UNION's inputs are a set; INTERSECT's and EXCEPT's are not (EXCEPT is ordered).
+                // Described only for those: a long UNION ALL chain must not describe its inputs
+                // again at each level.
+                let inputs = (!union_all).then(|| {
+                    let mut inputs = [left.lineage(), right.lineage()];
+                    if matches!(op, SetOperator::Union) {
+                        inputs.sort();
+                    }
+                    inputs
+                });
                 let mut union = union_relation(left, right);
                 union.union_slot = slot;
-                if !(matches!(op, SetOperator::Union) && all) {
-                    let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
+                if let Some(inputs) = inputs {
+                    let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
                         "set_operation",
                         "stream-exec-group-aggregate",
@@ -274,14 +302,31 @@ impl<'a> Builder<'a> {
     fn select(&mut self, select: &Select) -> Result<Relation> {
         let span = self.span(select);
         let mark = self.pending_joins.len();
+        let opaque_mark = self.opaque_joins.len();
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
+        let opaque_joins = self.opaque_joins.split_off(opaque_mark);
         let has_joins = !joins.is_empty();
         if has_joins {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
             input.aggregate_below = None;
         }
+        let subqueries = subquery::plan_all(
+            self,
+            select
+                .projection
+                .iter()
+                .filter_map(|i| match i {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        Some(e)
+                    }
+                    _ => None,
+                })
+                .chain(select.selection.iter())
+                .chain(select.having.iter()),
+            &input,
+        )?;
         // A ranking read from below is planned where a WHERE bounds its rank; the other terms
         // of that WHERE run after it.
         let selection = select.selection.as_ref();
@@ -348,6 +393,8 @@ impl<'a> Builder<'a> {
                     where_terms.extend(self.converter().expr(&input, term)?.conjuncts());
                 }
             }
+            // `WHERE 1 = 1` filters nothing.
+            where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans
@@ -357,7 +404,6 @@ impl<'a> Builder<'a> {
             input
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
-            self.semi_joins(selection, &input, span);
             // The WHERE reaches the aggregate and joins planned beneath (Flink pushes it down).
             pushdown::push_down(
                 &mut self.operators,
@@ -367,14 +413,26 @@ impl<'a> Builder<'a> {
                 where_span,
             );
         }
+        subquery::record_joins(self, subqueries, &input, select);
+        if !opaque_joins.is_empty() {
+            // The WHERE of a join compared as a whole is part of its condition, as in ON.
+            let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
+            input.filters.retain(|f| !taken.contains(&f.canonical()));
+        }
+        for opaque in opaque_joins {
+            opaque.finish(self, &where_terms);
+        }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
             let spans = join_finish::SelectSpans {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            let planned = join_finish::finish(self, joins, &where_terms, &used, spans);
-            input.joins_below.extend(planned);
+            let finished = join_finish::finish(self, joins, &where_terms, &used, spans);
+            input
+                .filters
+                .retain(|f| !finished.conditions.contains(&f.canonical()));
+            input.joins_below.extend(finished.planned);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
@@ -475,38 +533,6 @@ impl<'a> Builder<'a> {
         output.joins_below = joins;
         output.aggregate_below = Some(planned);
         Ok(())
-    }
-
-    /// `IN (SELECT ...)` and `EXISTS (...)` in WHERE become semi/anti joins, which keep state.
-    fn semi_joins(&mut self, selection: &Expr, input: &Relation, span: ByteSpan) {
-        struct Finder(Vec<String>);
-        impl Visitor for Finder {
-            type Break = ();
-            fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-                if matches!(
-                    expr,
-                    Expr::In {
-                        target: sqlparser::ast::InTarget::Subquery(_),
-                        ..
-                    } | Expr::Exists { .. }
-                ) {
-                    self.0.push(expr.to_string());
-                }
-                ControlFlow::Continue(())
-            }
-        }
-        let mut finder = Finder(Vec::new());
-        let _ = selection.visit(&mut finder);
-        for text in finder.0 {
-            let description = format!("{text} over [{}]", columns_text(input));
-            self.opaque(
-                "join",
-                "stream-exec-join",
-                span,
-                description,
-                "a semi/anti join (IN / EXISTS subquery) is not modelled in detail yet",
-            );
-        }
     }
 
     /// A plain SELECT list over a relation.
@@ -699,9 +725,7 @@ impl<'a> Builder<'a> {
                     .as_ref()
                     .map(|a| a.name.value.clone())
                     .unwrap_or_else(|| table_name.clone());
-                let mut relation = self
-                    .named_relation(&table_name, span)?
-                    .requalify(&qualifier);
+                let mut relation = self.named_relation(&parts, span)?.requalify(&qualifier);
                 if let Some(alias) = alias {
                     let names: Vec<String> =
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
@@ -777,13 +801,18 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A CTE, a view or a table by name; an undeclared table is read as documentation style.
-    pub fn named_relation(&mut self, name: &str, span: ByteSpan) -> Result<Relation> {
-        for scope in self.ctes.iter().rev() {
-            if let Some(relation) = scope.get(name) {
-                return Ok(relation.clone());
+    /// A CTE, a view or a table by name (`t`, `db.t`, `catalog.db.t`); an undeclared table is
+    /// read as documentation style. Views and tables are found by their identity.
+    pub fn named_relation(&mut self, parts: &[String], span: ByteSpan) -> Result<Relation> {
+        if let [name] = parts {
+            for scope in self.ctes.iter().rev() {
+                if let Some(relation) = scope.get(name) {
+                    return Ok(relation.clone());
+                }
             }
         }
+        let identity = self.path.identity(parts);
+        let name = identity.as_str();
         if let Some(view) = self.catalog.views.get(name).cloned() {
             if self.view_depth >= MAX_VIEW_DEPTH {
                 return Err(Error::sql(self.file, span, format!("views nest more than {MAX_VIEW_DEPTH} levels deep (or refer to themselves)")));
@@ -791,7 +820,9 @@ impl<'a> Builder<'a> {
             self.view_depth += 1;
             self.hints.extend(view.hints.iter().cloned());
             let saved = std::mem::take(&mut self.ctes);
+            let saved_path = std::mem::replace(&mut self.path, view.path.clone());
             let relation = self.query(&view.def.query);
+            self.path = saved_path;
             self.ctes = saved;
             self.view_depth -= 1;
             // A ranking in the view waits for the query reading it to filter its rank.
@@ -864,9 +895,9 @@ impl<'a> Builder<'a> {
     /// A ranking read without a bound on its rank, compared as a whole (its window included).
     fn unfiltered_rank(&mut self, pending: &PendingRank, relation: &Relation, span: ByteSpan) {
         let description = format!(
-            "{} over [{}]",
+            "{} over ({})",
             pending.placeholder().canonical(),
-            columns_text(relation)
+            relation.lineage()
         );
         self.opaque(
             "over_aggregate",

@@ -46,16 +46,27 @@ fn oriented(term: &CExpr) -> CExpr {
     }
 }
 
+/// What finishing a SELECT's joins gives its caller.
+pub struct Finished {
+    /// The regular joins planned, for a WHERE above to reach (outer-join simplification).
+    pub planned: Vec<join_nulls::PlannedJoin>,
+    /// The WHERE terms taken as join conditions (canonical).
+    pub conditions: BTreeSet<String>,
+}
+
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
-/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING).
+/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING). Returns
+/// the WHERE terms taken as join conditions (canonical): they are the join's, not filters of
+/// what flows above it, as when written in ON.
 pub fn finish(
     b: &mut Builder,
     mut pending: Vec<PendingJoin>,
     where_terms: &[CExpr],
     used: &BTreeSet<String>,
     spans: SelectSpans,
-) -> Vec<join_nulls::PlannedJoin> {
+) -> Finished {
     let mut outer = Vec::new();
+    let mut taken = BTreeSet::new();
     for join in &mut pending {
         simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
@@ -65,6 +76,11 @@ pub fn finish(
                 join.add_term(term.clone(), true);
             }
         }
+        taken.extend(
+            join.conditions[conditions_before..]
+                .iter()
+                .map(CExpr::canonical),
+        );
         if let Some(where_span) = spans.selection {
             if join.conditions.len() > conditions_before {
                 join.condition_span = join.condition_span.union(where_span);
@@ -103,7 +119,10 @@ pub fn finish(
         }
         b.operators.push(op);
     }
-    outer
+    Finished {
+        planned: outer,
+        conditions: taken,
+    }
 }
 
 /// An outer join whose WHERE rejects the nulls of a padded side is planned as an inner join

@@ -13,12 +13,14 @@ pub mod join_bounds;
 pub mod join_finish;
 pub mod join_nulls;
 pub mod match_recognize;
+pub mod normalize;
 pub mod over;
 pub mod pushdown;
 pub mod rank;
 pub mod scope;
 pub mod sort;
 pub mod source_table;
+pub mod subquery;
 pub mod top_n;
 pub mod window;
 

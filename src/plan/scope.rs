@@ -161,6 +161,37 @@ impl Relation {
         Resolved::Missing
     }
 
+    /// The relation's whole canonical lineage: its columns (source columns, computations and
+    /// the stateful results they come from), the filters beneath it, its window TVF and the
+    /// tables without DDL it reads. Equal lineages mean the same rows, however the SQL is
+    /// written (views, CTEs and subqueries are inlined, aliases dropped).
+    pub fn lineage(&self) -> String {
+        let parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        format!("[{}]{}", parts.join(", "), self.rows_lineage())
+    }
+
+    /// Which rows the relation holds, not which columns: the filters beneath it, its window
+    /// TVF and the tables without DDL it reads. For an operator whose own description names
+    /// the columns it reads (canonically), so an unread column never changes it.
+    pub fn rows_lineage(&self) -> String {
+        let mut text = String::new();
+        for (_, table) in &self.open_tables {
+            text.push_str(&format!(" FROM {table}.*"));
+        }
+        let mut filters: Vec<String> = self.filters.iter().map(CExpr::canonical).collect();
+        filters.sort();
+        filters.dedup();
+        if !filters.is_empty() {
+            text.push_str(" WHERE ");
+            text.push_str(&filters.join(" AND "));
+        }
+        if let Some(window) = &self.window {
+            text.push_str(" WINDOW ");
+            text.push_str(&window.describe());
+        }
+        text
+    }
+
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
         self.columns
             .iter()

@@ -82,6 +82,9 @@ fn declared(
         definitions.insert(column.name.clone(), json!({"text": text, "stored": stored}));
         columns.push(text);
     }
+    // The scan's state does not depend on the order of the declared columns; where the order
+    // reaches the output (`SELECT *`), the operators and the query's output carry it.
+    columns.sort();
     op.set("columns", json!(columns));
     op.context
         .insert("columns".into(), Value::Object(definitions));

@@ -195,6 +195,19 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
                 },
             }
         }
+        ["USE", "MODULES", ..] => StatementKind::Other {
+            words: words.join(" "),
+        },
+        ["USE", rest @ ..] => {
+            parser.next_token();
+            let catalog = rest.first() == Some(&"CATALOG");
+            if catalog {
+                parser.next_token();
+            }
+            let name = name_of(file, &parser.parse_object_name(false).map_err(fail)?);
+            expect_end(&mut parser).map_err(fail)?;
+            StatementKind::Use { catalog, name }
+        }
         ["INSERT", ..] | ["EXECUTE", "INSERT", ..] => {
             if words[0] == "EXECUTE" {
                 parser.next_token();
