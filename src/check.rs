@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
 use crate::plan::{builder::build_plan, Plan};
-use crate::report::{NoteReport, Report, SCHEMA_VERSION};
+use crate::report::{NoteReport, QueryReport, QueryStatus, Report, SCHEMA_VERSION};
 use crate::rules::{engine, RuleSet};
 use crate::source::SourceFile;
 use crate::sql::parse_script;
@@ -68,10 +68,13 @@ pub fn diff<'a>(old_plan: &'a Plan, new_plan: &'a Plan) -> Vec<QueryPair<'a>> {
 /// Assembles the facts of each matched pair, fires the rules and builds the report.
 pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     let job = crate::diff::Job::new(old_plan, new_plan);
-    let queries: Vec<_> = pairs
+    let mut queries: Vec<_> = pairs
         .iter()
         .map(|p| engine::evaluate_query(rules, p, &job))
         .collect();
+    if pairs.is_empty() {
+        queries.extend(job_without_queries(&job, rules));
+    }
     let verdict = queries
         .iter()
         .map(|q| q.verdict)
@@ -89,6 +92,24 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
         queries,
         notes,
     }
+}
+
+/// When neither script has a query the tool reads, what is judged of the whole job (its
+/// configuration, the statements read past, its functions) still is: a job whose only pipeline
+/// is a statement the tool does not model must not pass as unchanged when that statement
+/// changes. Reported as one pseudo-query, `the job`, when something changed.
+fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryReport> {
+    let nothing = QueryPair {
+        old: None,
+        new: None,
+        operators: Vec::new(),
+        sources: Vec::new(),
+    };
+    let report = engine::evaluate_query(rules, &nothing, job);
+    (report.status != QueryStatus::Unchanged).then(|| QueryReport {
+        name: "the job".into(),
+        ..report
+    })
 }
 
 fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteReport>) {
