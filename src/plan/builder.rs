@@ -927,8 +927,17 @@ pub fn referenced_columns<'e>(
             });
             continue;
         }
-        for (_, name) in &names.0 {
-            if relation.columns.iter().any(|c| &c.name == name) {
+        // `t2.v` is a column of `t2` only; a bare `v` of any table without DDL (which one
+        // cannot be told), unless a declared column has that name.
+        for (qualifier, name) in &names.0 {
+            let declared = relation
+                .columns
+                .iter()
+                .any(|c| &c.name == name && (qualifier.is_none() || *qualifier == c.qualifier));
+            let this_table = qualifier
+                .as_deref()
+                .is_none_or(|n| q.as_deref() == Some(n) || table == n);
+            if declared || !this_table {
                 continue;
             }
             let column = open_column(q.clone(), table, name);
