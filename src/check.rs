@@ -15,26 +15,51 @@ use crate::verdict::Verdict;
 /// Parses and plans one script, on a thread whose stack bounds any recursion.
 pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     let overrides = overrides.to_vec();
-    on_planner_thread(move || plan(file, &overrides))
+    on_planner_stack(move || plan(file, &overrides))
 }
 
 fn plan(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     parse_script(file).and_then(|script| build_plan(script, overrides))
 }
 
-/// Runs `work` on a thread with the planner's stack (deep SQL recurses).
-fn on_planner_thread<T: Send + 'static>(
+thread_local! {
+    static ON_PLANNER_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `work` on a thread with the planner's stack (deep SQL recurses), or right here when
+/// this thread already is one (the CLI runs its whole command on one: a second stack of
+/// [`PARSER_STACK_BYTES`] would double the address space the process reserves). A stack that
+/// cannot be reserved is an [`Error::Resource`], a panic an [`Error::Internal`].
+pub fn on_planner_stack<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
+    if ON_PLANNER_STACK.get() {
+        return work();
+    }
     let handle = std::thread::Builder::new()
         .name("flink-compat-planner".into())
         .stack_size(PARSER_STACK_BYTES)
-        .spawn(work)
-        .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
-    handle.join().unwrap_or_else(|_| {
-        Err(Error::Usage(
-            "internal error while planning the script".into(),
-        ))
+        .spawn(move || {
+            ON_PLANNER_STACK.set(true);
+            work()
+        })
+        .map_err(|e| Error::Resource {
+            message: format!(
+                "cannot reserve the planner's stack of {} MiB: {e}",
+                PARSER_STACK_BYTES >> 20
+            ),
+            help: Some(
+                "allow the process more address space (`ulimit -v`): deep SQL needs this stack"
+                    .into(),
+            ),
+        })?;
+    handle.join().unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::Internal(what))
     })
 }
 
@@ -48,7 +73,7 @@ pub fn check(
     let overrides = overrides.to_vec();
     // One planner thread for both scripts: starting a thread is a good part of a small check.
     let (old_plan, new_plan) =
-        on_planner_thread(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
+        on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
     Ok(compare(&old_plan, &new_plan, rules))
 }
 

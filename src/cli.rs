@@ -175,29 +175,45 @@ fn source(path: &std::path::Path) -> Result<SourceFile> {
     ))
 }
 
-/// Runs the command; returns the exit status.
-pub fn run(cli: Cli) -> i32 {
-    let error_format = match &cli.command {
-        Command::Check { format, .. } => *format,
-        Command::Plan {
-            format: PlanFormat::Json,
-            ..
-        } => Format::Json,
-        _ => Format::Human,
-    };
-    match execute(cli) {
-        Ok(code) => code,
-        Err(error) => {
-            match error_format {
-                Format::Json => outln!("{}", json::render_error(&error)),
-                Format::Sarif => outln!("{}", sarif::render_error(&error)),
-                Format::Github => out!("{}", github::render_error(&error)),
-                Format::Human => {}
-            }
-            eprintln!("{:?}", miette::Report::new(error));
-            2
+impl Cli {
+    /// The format an error is reported in: the format the command's output was asked in.
+    pub fn error_format(&self) -> Format {
+        match &self.command {
+            Command::Check { format, .. } => *format,
+            Command::Plan {
+                format: PlanFormat::Json,
+                ..
+            } => Format::Json,
+            _ => Format::Human,
         }
     }
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(cli: Cli) -> i32 {
+    let format = cli.error_format();
+    match execute(cli) {
+        Ok(code) => code,
+        Err(error) => report_error(format, error),
+    }
+}
+
+/// The error as the format shows it on standard output (nothing for `human`).
+pub fn rendered_error(format: Format, error: &Error) -> String {
+    match format {
+        Format::Json => format!("{}\n", json::render_error(error)),
+        Format::Sarif => format!("{}\n", sarif::render_error(error)),
+        Format::Github => github::render_error(error),
+        Format::Human => String::new(),
+    }
+}
+
+/// Prints the error in `format` on standard output and as a diagnostic on standard error;
+/// returns the exit status of an error.
+pub fn report_error(format: Format, error: Error) -> i32 {
+    out!("{}", rendered_error(format, &error));
+    eprintln!("{:?}", miette::Report::new(error));
+    2
 }
 
 fn execute(cli: Cli) -> Result<i32> {

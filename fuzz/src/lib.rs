@@ -18,8 +18,11 @@ use flink_compat::source::SourceFile;
 use flink_compat::sql::parse_script;
 use std::sync::OnceLock;
 
+/// What a fuzz target runs on one input.
+pub type Target = fn(&str);
+
 /// The fuzz targets by name, as `fuzz/Cargo.toml` and `fuzz/run.sh` name them.
-pub const TARGETS: [(&str, fn(&str)); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("sql_front_end", sql_front_end),
     ("check", check),
     ("predicate_dsl", predicate_dsl),
