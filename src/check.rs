@@ -70,11 +70,30 @@ pub fn check(
     overrides: &[(String, String)],
     rules: &RuleSet,
 ) -> Result<Report> {
+    let (old_plan, new_plan) = plan_pair(old, new, overrides)?;
+    Ok(compare(&old_plan, &new_plan, rules))
+}
+
+/// Parses and plans both scripts, on one planner stack.
+pub fn plan_pair(
+    old: SourceFile,
+    new: SourceFile,
+    overrides: &[(String, String)],
+) -> Result<(Plan, Plan)> {
     let overrides = overrides.to_vec();
     // One planner thread for both scripts: starting a thread is a good part of a small check.
-    let (old_plan, new_plan) =
-        on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
-    Ok(compare(&old_plan, &new_plan, rules))
+    on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))
+}
+
+/// The kinds of the operators of these plans (source tables included): whose rules a
+/// comparison of them evaluates.
+pub fn operator_kinds<'p>(plans: &[&'p Plan]) -> std::collections::BTreeSet<&'static str> {
+    plans
+        .iter()
+        .flat_map(|p| &p.queries)
+        .flat_map(|q| q.operators.iter().chain(&q.source_tables))
+        .map(|o| o.kind.name())
+        .collect()
 }
 
 /// Compares two plans: [`diff`] then [`evaluate`].

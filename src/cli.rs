@@ -1,7 +1,7 @@
 //! The command line: `check`, `test`, `rules`, `plan`.
 
 use crate::cases;
-use crate::check::{check, plan_script};
+use crate::check::{check, compare, operator_kinds, plan_pair, plan_script};
 use crate::error::{Error, Result};
 use crate::input::read_text;
 use crate::report::{github, human, json, sarif};
@@ -232,9 +232,22 @@ fn execute(cli: Cli) -> Result<i32> {
                     "only one of OLD and NEW can be `-` (standard input)".into(),
                 ));
             }
-            let rules = RuleSet::load_engine(&engine, &rules)?;
-            let (old, new) = (source(&old)?, source(&new)?);
-            let report = check(old.clone(), new.clone(), &set, &rules)?;
+            let (rules, report, old, new) = if rules.is_empty() {
+                // Only the built-in rules of the operators the two plans have are loaded.
+                let (old, new) = (source(&old)?, source(&new)?);
+                let (old_plan, new_plan) = plan_pair(old.clone(), new.clone(), &set)?;
+                let kinds = operator_kinds(&[&old_plan, &new_plan]);
+                let rules = RuleSet::load_engine_for(&engine, &kinds)?;
+                let report = compare(&old_plan, &new_plan, &rules);
+                (rules, report, old, new)
+            } else {
+                // The user's rule files are read first: their mistakes are reported even
+                // when a script is wrong too.
+                let rules = RuleSet::load_engine(&engine, &rules)?;
+                let (old, new) = (source(&old)?, source(&new)?);
+                let report = check(old.clone(), new.clone(), &set, &rules)?;
+                (rules, report, old, new)
+            };
             match format {
                 Format::Json => outln!("{}", json::render(&report)),
                 Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
