@@ -1,7 +1,7 @@
 //! The command line: `check`, `test`, `rules`, `plan`.
 
 use crate::cases;
-use crate::check::{check, compare, operator_kinds, plan_pair, plan_script};
+use crate::check::{compare, operator_kinds, plan_pair, plan_script};
 use crate::error::{Error, Result};
 use crate::input::read_text;
 use crate::report::{github, human, json, sarif};
@@ -232,22 +232,25 @@ fn execute(cli: Cli) -> Result<i32> {
                     "only one of OLD and NEW can be `-` (standard input)".into(),
                 ));
             }
-            let (rules, report, old, new) = if rules.is_empty() {
-                // Only the built-in rules of the operators the two plans have are loaded.
-                let (old, new) = (source(&old)?, source(&new)?);
-                let (old_plan, new_plan) = plan_pair(old.clone(), new.clone(), &set)?;
-                let kinds = operator_kinds(&[&old_plan, &new_plan]);
-                let rules = RuleSet::load_engine_for(&engine, &kinds)?;
-                let report = compare(&old_plan, &new_plan, &rules);
-                (rules, report, old, new)
-            } else {
-                // The user's rule files are read first: their mistakes are reported even
-                // when a script is wrong too.
-                let rules = RuleSet::load_engine(&engine, &rules)?;
-                let (old, new) = (source(&old)?, source(&new)?);
-                let report = check(old.clone(), new.clone(), &set, &rules)?;
-                (rules, report, old, new)
+            // The user's rule files are read first: their mistakes are reported even when a
+            // script is wrong too. Of the built-in rules, only those of the operator kinds the
+            // two plans have are loaded.
+            let user_rules = match rules.is_empty() {
+                true => None,
+                false => Some(RuleSet::load_engine(&engine, &rules)?),
             };
+            let (old, new) = (source(&old)?, source(&new)?);
+            let (old_plan, new_plan) = plan_pair(old.clone(), new.clone(), &set)?;
+            let rules = match user_rules {
+                Some(rules) => rules,
+                None => {
+                    RuleSet::load_engine_for(&engine, &operator_kinds(&[&old_plan, &new_plan]))?
+                }
+            };
+            let report = compare(&old_plan, &new_plan, &rules);
+            // The process ends right after the report: freeing the plans one allocation at a
+            // time would only cost time.
+            std::mem::forget((old_plan, new_plan));
             match format {
                 Format::Json => outln!("{}", json::render(&report)),
                 Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
@@ -257,8 +260,10 @@ fn execute(cli: Cli) -> Result<i32> {
                     human::render(&report, &[&old, &new], human::Style::detect())
                 ),
             }
+            let verdict = report.verdict;
+            std::mem::forget(report);
             Ok(match fail_on.threshold() {
-                Some(threshold) if report.verdict >= threshold => 1,
+                Some(threshold) if verdict >= threshold => 1,
                 _ => 0,
             })
         }

@@ -53,7 +53,7 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             _ => raw,
         };
-        let statement = parse_statement(file, &raw)?;
+        let statement = parse_statement(file, raw)?;
         match &mut open_set {
             Some((_, inner)) => {
                 if !matches!(statement.kind, StatementKind::Insert(_)) {
@@ -84,9 +84,9 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
     Ok(out)
 }
 
-/// A sqlparser parser over one statement's tokens.
-pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'a> {
-    let mut tokens: Vec<TokenWithSpan> = raw.tokens.clone();
+/// A sqlparser parser over one statement's tokens, which it takes (they are not copied).
+pub fn parser_for(dialect: &FlinkDialect, raw: RawStatement) -> Parser<'_> {
+    let mut tokens: Vec<TokenWithSpan> = raw.tokens;
     let end = tokens
         .last()
         .map(|t| t.span.end)
@@ -98,14 +98,14 @@ pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'
 }
 
 /// Converts a sqlparser error into a diagnostic at the position it names (or the statement).
-pub fn parser_error(file: &SourceFile, raw: &RawStatement, error: ParserError) -> Error {
+pub fn parser_error(file: &SourceFile, statement: ByteSpan, error: ParserError) -> Error {
     let (message, span) = match &error {
         ParserError::RecursionLimitExceeded => (
             format!("the SQL is nested too deeply (more than {MAX_SQL_NESTING} levels)"),
-            raw.span,
+            statement,
         ),
         ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
-            let span = position_in_message(file, m).unwrap_or(raw.span);
+            let span = position_in_message(file, m).unwrap_or(statement);
             (strip_position(m), span)
         }
     };
@@ -156,14 +156,14 @@ pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
     }
 }
 
-fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
+fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let words = raw.leading_words(5);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (span, hints) = (raw.span, raw.hints());
     let dialect = FlinkDialect;
-    let mut parser = parser_for(&dialect, raw);
-    let fail = |e: ParserError| parser_error(file, raw, e);
+    let fail = |e: ParserError| parser_error(file, span, e);
     let kind = match words.as_slice() {
-        ["SET", ..] => parse_set(file, raw)?,
+        ["SET", ..] => parse_set(file, &raw)?,
         ["RESET", ..] => StatementKind::Reset {
             key: raw.tokens.iter().find_map(|t| match &t.token {
                 Token::SingleQuotedString(s) => Some(s.clone()),
@@ -180,11 +180,11 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
                 Some(&"TABLE") => {
                     StatementKind::CreateTable(Box::new(ddl::parse_create_table(file, raw)?))
                 }
-                Some(&"VIEW") => {
-                    StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?)
-                }
+                Some(&"VIEW") => StatementKind::CreateView(
+                    parse_create_view(file, &mut parser_for(&dialect, raw)).map_err(fail)?,
+                ),
                 Some(&"FUNCTION") => StatementKind::CreateFunction(
-                    parse_create_function(file, &mut parser).map_err(fail)?,
+                    parse_create_function(file, &mut parser_for(&dialect, raw)).map_err(fail)?,
                 ),
                 _ => StatementKind::Other {
                     words: words.join(" "),
@@ -192,12 +192,14 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
             }
         }
         ["INSERT", ..] | ["EXECUTE", "INSERT", ..] => {
+            let mut parser = parser_for(&dialect, raw);
             if words[0] == "EXECUTE" {
                 parser.next_token();
             }
             StatementKind::Insert(parse_insert(file, &mut parser).map_err(fail)?)
         }
         ["SELECT", ..] | ["WITH", ..] | ["VALUES", ..] | ["(", ..] => {
+            let mut parser = parser_for(&dialect, raw);
             let query = parser.parse_query().map_err(fail)?;
             expect_end(&mut parser).map_err(fail)?;
             StatementKind::Query(query)
@@ -206,11 +208,7 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
             words: words.join(" "),
         },
     };
-    Ok(Statement {
-        kind,
-        span: raw.span,
-        hints: raw.hints(),
-    })
+    Ok(Statement { kind, span, hints })
 }
 
 fn expect_end(parser: &mut Parser) -> Result<(), ParserError> {
