@@ -87,7 +87,7 @@ pub fn plan_pair(
 
 /// The kinds of the operators of these plans (source tables included): whose rules a
 /// comparison of them evaluates.
-pub fn operator_kinds<'p>(plans: &[&'p Plan]) -> std::collections::BTreeSet<&'static str> {
+pub fn operator_kinds(plans: &[&Plan]) -> std::collections::BTreeSet<&'static str> {
     plans
         .iter()
         .flat_map(|p| &p.queries)
