@@ -737,15 +737,23 @@ pub fn table_columns(
     instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
+    // Looked up once per column, not by a scan of the columns for each (wide tables).
+    let times: std::collections::HashMap<&str, Option<catalog::TimeKind>> = table
+        .def
+        .columns
+        .iter()
+        .map(|def| (def.name.as_str(), catalog::Table::time_kind_of(table, def)))
+        .collect();
+    let time_kind = |name: &str| times.get(name).copied().flatten();
     let column = |def: &ColumnDef, expr: CExpr| Column {
         name: def.name.clone(),
         qualifier: qualifier.map(str::to_string),
         expr,
-        time: table.time_kind(&def.name),
+        time: time_kind(&def.name),
         span: def.span,
     };
     let is_inlined = |def: &ColumnDef| {
-        matches!(def.kind, ColumnKind::Computed { .. }) && table.time_kind(&def.name).is_none()
+        matches!(def.kind, ColumnKind::Computed { .. }) && time_kind(&def.name).is_none()
     };
     let stored: Vec<Column> = table
         .def
@@ -905,12 +913,19 @@ pub fn referenced_columns<'e>(
         let _ = expr.visit(&mut names);
     }
     let mut out: Vec<Column> = Vec::new();
+    // What is already in `out`, found without a scan of it (wide SELECTs).
+    let mut seen: std::collections::BTreeSet<CExpr> = std::collections::BTreeSet::new();
+    let named: std::collections::HashSet<(Option<&str>, &str)> = names
+        .0
+        .iter()
+        .map(|(q, n)| (q.as_deref(), n.as_str()))
+        .collect();
     for column in &relation.columns {
         let used = wildcard
-            || names.0.iter().any(|(q, n)| {
-                *n == column.name && (q.is_none() || q.as_deref() == column.qualifier.as_deref())
-            });
-        if used && !out.iter().any(|c| c.expr == column.expr) {
+            || named.contains(&(None, column.name.as_str()))
+            || (column.qualifier.is_some()
+                && named.contains(&(column.qualifier.as_deref(), column.name.as_str())));
+        if used && seen.insert(column.expr.clone()) {
             out.push(column.clone());
         }
     }
@@ -941,7 +956,7 @@ pub fn referenced_columns<'e>(
                 continue;
             }
             let column = open_column(q.clone(), table, name);
-            if !out.iter().any(|c| c.expr == column.expr) {
+            if seen.insert(column.expr.clone()) {
                 out.push(column);
             }
         }

@@ -87,7 +87,9 @@ pub fn join_chain(tables: usize) -> String {
         ));
     }
     let last = tables.saturating_sub(1);
-    sql.push_str(&format!("INSERT INTO s SELECT t0.k, t{last}.v{last} FROM t0"));
+    sql.push_str(&format!(
+        "INSERT INTO s SELECT t0.k, t{last}.v{last} FROM t0"
+    ));
     for t in 1..tables {
         sql.push_str(&format!(" JOIN t{t} ON t{}.k = t{t}.k", t - 1));
     }
