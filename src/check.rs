@@ -85,17 +85,6 @@ pub fn plan_pair(
     on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))
 }
 
-/// The kinds of the operators of these plans (source tables included): whose rules a
-/// comparison of them evaluates.
-pub fn operator_kinds(plans: &[&Plan]) -> std::collections::BTreeSet<&'static str> {
-    plans
-        .iter()
-        .flat_map(|p| &p.queries)
-        .flat_map(|q| q.operators.iter().chain(&q.source_tables))
-        .map(|o| o.kind.name())
-        .collect()
-}
-
 /// Compares two plans: [`diff`] then [`evaluate`].
 pub fn compare(old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
     evaluate(&diff(old_plan, new_plan), old_plan, new_plan, rules)
@@ -135,6 +124,7 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
         new_file: new_plan.file.name.clone(),
         queries,
         notes,
+        effective_verdict: None,
     }
 }
 

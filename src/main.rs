@@ -8,8 +8,8 @@ static ALLOCATOR: ReportingAllocator = ReportingAllocator;
 
 fn main() {
     let cli = Cli::parse();
-    let format = cli.error_format();
-    out_of_memory::prepare(cli::rendered_error(
+    let (format, output) = cli.error_output();
+    out_of_memory::prepare(cli::render_error(
         format,
         &Error::Resource {
             message: "out of memory".into(),
@@ -20,6 +20,6 @@ fn main() {
     // is planned, compared, rendered and finally dropped, not only while it is parsed. A stack
     // that cannot be reserved or a panic is reported in the asked format like any error.
     let code = flink_compat::check::on_planner_stack(move || Ok(cli::run(cli)))
-        .unwrap_or_else(|error| cli::report_error(format, error));
+        .unwrap_or_else(|error| cli::report_error(format, &output, error));
     std::process::exit(code);
 }

@@ -194,13 +194,6 @@ impl RuleSet {
         RuleSet::load_filtered(engine, dirs, None)
     }
 
-    /// The built-in rules of an engine profile for these operator kinds (`query` and
-    /// `source` included) only: a check needs the rules of the operators its two plans have,
-    /// and reading and type-checking every rule file is most of a small check's cost.
-    pub fn load_engine_for(engine: &str, operators: &BTreeSet<&str>) -> Result<RuleSet> {
-        RuleSet::load_filtered(engine, &[] as &[&str], Some(operators))
-    }
-
     fn load_filtered(
         engine: &str,
         dirs: &[impl AsRef<Path>],
@@ -238,17 +231,7 @@ impl RuleSet {
             }
         }
         for dir in dirs {
-            let dir = dir.as_ref();
-            let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
-                path: dir.display().to_string(),
-                reason: e.to_string(),
-            })?;
-            let mut paths: Vec<_> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-                .filter(|p| p.file_name().is_some_and(|n| n != "profile.yaml"))
-                .collect();
-            paths.sort();
+            let paths = crate::input::rule_files(dir.as_ref())?;
             for path in paths {
                 let text = crate::input::read_text(&path)?;
                 let name = path.display().to_string();
