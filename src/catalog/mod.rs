@@ -42,22 +42,32 @@ impl Table {
 
     /// The time attribute kind of a column: WATERMARK FOR x makes x rowtime, PROCTIME() proctime.
     pub fn time_kind(&self, column: &str) -> Option<TimeKind> {
-        if self
-            .def
-            .watermark
-            .as_ref()
-            .is_some_and(|w| w.column == column)
-        {
-            return Some(TimeKind::Rowtime);
-        }
         self.def
             .columns
             .iter()
             .find(|c| c.name == column)
-            .and_then(|c| match &c.kind {
-                ColumnKind::Computed { expr } if is_proctime_call(expr) => Some(TimeKind::Proctime),
-                _ => None,
-            })
+            .and_then(|c| self.time_kind_of(c))
+            .or_else(|| self.watermark_on(column).then_some(TimeKind::Rowtime))
+    }
+
+    /// The time attribute a declared column of this table is, if any.
+    pub fn time_kind_of(&self, column: &crate::sql::ColumnDef) -> Option<TimeKind> {
+        if self.watermark_on(&column.name) {
+            return Some(TimeKind::Rowtime);
+        }
+        match &column.kind {
+            ColumnKind::Computed { expr } if is_proctime_call(expr.as_ref()) => {
+                Some(TimeKind::Proctime)
+            }
+            _ => None,
+        }
+    }
+
+    fn watermark_on(&self, column: &str) -> bool {
+        self.def
+            .watermark
+            .as_ref()
+            .is_some_and(|w| w.column == column)
     }
 }
 
@@ -288,8 +298,9 @@ fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {
             ));
         }
     }
-    for (i, column) in def.columns.iter().enumerate() {
-        if def.columns[..i].iter().any(|c| c.name == column.name) {
+    let mut declared = std::collections::HashSet::new();
+    for column in &def.columns {
+        if !declared.insert(column.name.as_str()) {
             return Err(Error::located(
                 "sql",
                 file,

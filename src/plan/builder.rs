@@ -935,15 +935,23 @@ pub fn table_columns(
     instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
+    // Looked up once per column, not by a scan of the columns for each (wide tables).
+    let times: std::collections::HashMap<&str, Option<catalog::TimeKind>> = table
+        .def
+        .columns
+        .iter()
+        .map(|def| (def.name.as_str(), catalog::Table::time_kind_of(table, def)))
+        .collect();
+    let time_kind = |name: &str| times.get(name).copied().flatten();
     let column = |def: &ColumnDef, expr: CExpr| Column {
         name: def.name.clone(),
         qualifier: qualifier.map(str::to_string),
         expr,
-        time: table.time_kind(&def.name),
+        time: time_kind(&def.name),
         span: def.span,
     };
     let is_inlined = |def: &ColumnDef| {
-        matches!(def.kind, ColumnKind::Computed { .. }) && table.time_kind(&def.name).is_none()
+        matches!(def.kind, ColumnKind::Computed { .. }) && time_kind(&def.name).is_none()
     };
     let stored: Vec<Column> = table
         .def
@@ -1103,12 +1111,19 @@ pub fn referenced_columns<'e>(
         let _ = expr.visit(&mut names);
     }
     let mut out: Vec<Column> = Vec::new();
+    // What is already in `out`, found without a scan of it (wide SELECTs).
+    let mut seen: std::collections::BTreeSet<CExpr> = std::collections::BTreeSet::new();
+    let named: std::collections::HashSet<(Option<&str>, &str)> = names
+        .0
+        .iter()
+        .map(|(q, n)| (q.as_deref(), n.as_str()))
+        .collect();
     for column in &relation.columns {
         let used = wildcard
-            || names.0.iter().any(|(q, n)| {
-                *n == column.name && (q.is_none() || q.as_deref() == column.qualifier.as_deref())
-            });
-        if used && !out.iter().any(|c| c.expr == column.expr) {
+            || named.contains(&(None, column.name.as_str()))
+            || (column.qualifier.is_some()
+                && named.contains(&(column.qualifier.as_deref(), column.name.as_str())));
+        if used && seen.insert(column.expr.clone()) {
             out.push(column.clone());
         }
     }
@@ -1125,12 +1140,21 @@ pub fn referenced_columns<'e>(
             });
             continue;
         }
-        for (_, name) in &names.0 {
-            if relation.columns.iter().any(|c| &c.name == name) {
+        // `t2.v` is a column of `t2` only; a bare `v` of any table without DDL (which one
+        // cannot be told), unless a declared column has that name.
+        for (qualifier, name) in &names.0 {
+            let declared = relation
+                .columns
+                .iter()
+                .any(|c| &c.name == name && (qualifier.is_none() || *qualifier == c.qualifier));
+            let this_table = qualifier
+                .as_deref()
+                .is_none_or(|n| q.as_deref() == Some(n) || table == n);
+            if declared || !this_table {
                 continue;
             }
             let column = open_column(q.clone(), table, name);
-            if !out.iter().any(|c| c.expr == column.expr) {
+            if seen.insert(column.expr.clone()) {
                 out.push(column);
             }
         }

@@ -1,7 +1,7 @@
 //! sqlparser expressions to canonical lineage, resolving every column through the scope.
 
 use super::expr::CExpr;
-use super::functions::{is_builtin_aggregate, is_window_only};
+use super::functions::{is_builtin_aggregate, is_builtin_scalar, is_window_only};
 use super::interval::interval_value;
 use super::scope::{Column, Relation, Resolved};
 use crate::catalog::Catalog;
@@ -553,7 +553,7 @@ impl<'a> Converter<'a> {
         if let Some(f) = self.catalog.function(name) {
             return FunctionOrigin::Declared(f.language());
         }
-        if is_builtin_aggregate(name) {
+        if is_builtin_aggregate(name) || is_builtin_scalar(name) {
             FunctionOrigin::Builtin
         } else {
             FunctionOrigin::Undeclared
