@@ -1,6 +1,7 @@
 //! The catalog a script builds: tables with their time attributes, views, functions, configuration.
 
 pub mod config;
+pub mod connectors;
 
 use crate::error::{Error, Result};
 use crate::notes::Notes;

@@ -1,6 +1,7 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod item_facts;
 pub mod join_facts;
 pub mod other_facts;
 pub mod ranking_facts;
@@ -179,14 +180,18 @@ pub struct Job<'a> {
     pub config: Value,
     /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
     pub temporary_tables_changed: Vec<String>,
+    /// Each configuration key whose value in force differs, for the `config_key` rules.
+    pub config_items: Vec<crate::rules::items::Item>,
 }
 
 impl<'a> Job<'a> {
     pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
+        let config = config_facts(old, new);
         Job {
             old,
             new,
-            config: config_facts(old, new),
+            config_items: item_facts::config_items(old, new, &config),
+            config,
             temporary_tables_changed: temporary_tables_changed(old, new),
         }
     }

@@ -107,6 +107,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 ("window_keys", strings(), "which of window_end, window_start, window_time are GROUP BY keys (sorted)"),
                 ("window_key_positions", FactType::List(Box::new(Number)), "positions of the window columns among the GROUP BY items"),
                 ("steps_after_window", Number, "projections between the window TVF and the GROUP BY"),
+                (
+                    "emit",
+                    object(&[("early_fire", Bool), ("early_fire_delay", String), ("late_fire", Bool), ("late_fire_delay", String), ("allow_lateness", String)]),
+                    "early/late-fire configuration in force",
+                ),
             ];
             facts.extend(aggregates);
             facts
@@ -186,6 +191,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 "sharding",
                 strings(),
                 "WITH options about sharding, key=value",
+            ),
+            (
+                "options",
+                strings(),
+                "every WITH option, key=value, sorted (each one that differs is judged by a table_option rule)",
             ),
             (
                 "columns",
@@ -359,6 +369,14 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
 
 /// The schema a rule file for `operator` (an operator kind, or `query`) is checked against.
 pub fn schema_for(operator: &str) -> Option<FactSchema> {
+    if let Some(facts) = item_facts(operator) {
+        let mut root: BTreeMap<String, FactType> = facts
+            .into_iter()
+            .map(|(k, t, _)| (k.to_string(), t))
+            .collect();
+        root.insert("config".into(), config_object());
+        return Some(FactSchema { root });
+    }
     let side = if operator == "query" {
         query_facts()
     } else {
@@ -386,16 +404,47 @@ pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
             root.insert(name.to_string(), relation_type(inner));
         }
     }
-    root.insert(
-        "config".into(),
-        FactType::Object(
-            config_facts()
-                .into_iter()
-                .map(|(k, t, _)| (k.to_string(), t))
-                .collect(),
-        ),
-    );
+    root.insert("config".into(), config_object());
     FactSchema { root }
+}
+
+fn config_object() -> FactType {
+    FactType::Object(
+        config_facts()
+            .into_iter()
+            .map(|(k, t, _)| (k.to_string(), t))
+            .collect(),
+    )
+}
+
+/// The rule kinds judged once per changed item, beside the operator kinds and `query`.
+pub const ITEM_KINDS: [&str; 2] = ["config_key", "table_option"];
+
+/// Facts of one changed item: a configuration key (`config_key`) or a source table's WITH
+/// option (`table_option`).
+pub fn item_facts(kind: &str) -> Option<Vec<(&'static str, FactType, &'static str)>> {
+    use FactType::*;
+    match kind {
+        "config_key" => Some(vec![
+            ("key", String, "the key (a mistyped key: the known key it evidently means)"),
+            ("written", String, "the key as written in the script or --set"),
+            ("old_value", String, "its value in force in the old job (null: unset, no default)"),
+            ("new_value", String, "its value in force in the new job (null: unset, no default)"),
+            ("known", Bool, "whether the tool knows the key"),
+        ]),
+        "table_option" => Some(vec![
+            ("table", String, "the source (or dimension) table"),
+            ("connector", String, "its 'connector' option (the new one when it changed)"),
+            ("key", String, "the WITH option"),
+            ("old_value", String, "its value in the old script (null: absent)"),
+            ("new_value", String, "its value in the new script (null: absent)"),
+            ("role", String, "the option's role in the connector's table (rules/connectors/*.yaml): identity, consumer, startup, split, emits, lookup_async, lookup_cache, tuning, sink; null when the table does not list it"),
+            ("reason", String, "why the option has this role, from the connector's table"),
+            ("documented", Bool, "whether a connector table describes the connector"),
+            ("feeds_state", Bool, "whether the query reading the table has stateful operators"),
+        ]),
+        _ => None,
+    }
 }
 
 fn relation_type(item: &FactType) -> FactType {

@@ -47,7 +47,7 @@ fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
 }
 
 /// Which rules fire on these facts, with the paths each fired rule looked at.
-fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
+pub(super) fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
     let changes = rules
         .changes
         .get(operator)
@@ -318,6 +318,26 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
             });
             explained.extend(paths.iter().cloned());
         }
+        if kind == OperatorKind::Source {
+            if let (Some(old), Some(new)) = (pair.old, pair.new) {
+                let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
+                let items = diff::item_facts::option_items(
+                    old,
+                    new,
+                    feeds_state,
+                    &rules.connectors,
+                    &job.config,
+                );
+                findings.extend(super::items::evaluate(
+                    rules,
+                    "table_option",
+                    &items,
+                    &old_plan.file,
+                    &new_plan.file,
+                ));
+                explained.push("options".into());
+            }
+        }
         let unexplained: Vec<String> = differing(&facts)
             .into_iter()
             .filter(|k| !explains(&explained, k))
@@ -444,6 +464,15 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                 old: at(old_plan, pair.old),
                 new: at(new_plan, pair.new),
             });
+        }
+        if config_changed {
+            findings.extend(super::items::evaluate(
+                rules,
+                "config_key",
+                &job.config_items,
+                &old_plan.file,
+                &new_plan.file,
+            ));
         }
         // The fail-safe of operators, for a query present on both sides: its source tables
         // are judged as their own pairs.
