@@ -642,7 +642,7 @@ const SYMMETRIC_RULES: &[&str] = &[
     "opaque-operator-changed",
     "query-sink-renamed",
     "query-hints-changed",
-    "query-engine-version-changed",
+    "config-engine-version-changed",
 ];
 
 #[test]

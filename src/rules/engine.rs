@@ -319,7 +319,11 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
             explained.extend(paths.iter().cloned());
         }
         if kind == OperatorKind::Source {
-            if let (Some(old), Some(new)) = (pair.old, pair.new) {
+            // Options of one table declared on both sides (a renamed or undeclared table is
+            // judged as a whole by the source rules).
+            let comparable = lookup(&facts, "both_declared") == Some(&Value::Bool(true))
+                && lookup(&facts, "old.name") == lookup(&facts, "new.name");
+            if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
                 let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
                 let items = diff::item_facts::option_items(
                     old,
@@ -335,8 +339,8 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
                     &old_plan.file,
                     &new_plan.file,
                 ));
-                explained.push("options".into());
             }
+            explained.push("options".into());
         }
         let unexplained: Vec<String> = differing(&facts)
             .into_iter()
