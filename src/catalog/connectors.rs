@@ -11,6 +11,10 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+/// The table of options every connector shares (`connector: '*'`), read when the connector's
+/// own table does not list the key (or there is none).
+pub const ANY_CONNECTOR: &str = "*";
+
 /// A connector table as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,6 +87,12 @@ impl Connectors {
     /// The role of `key` for `connector` (keys compared without case, as Hologres reads them): an
     /// exact key first, then the longest prefix family.
     pub fn role(&self, connector: &str, key: &str) -> Option<OptionRole> {
+        self.own_role(connector, key)
+            .or_else(|| self.own_role(ANY_CONNECTOR, key))
+    }
+
+    /// The role a connector's own table gives the key.
+    fn own_role(&self, connector: &str, key: &str) -> Option<OptionRole> {
         let table = self.table(connector)?;
         let exact = table
             .options

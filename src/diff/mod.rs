@@ -104,9 +104,7 @@ pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
     query
         .operators
         .iter()
-        .filter(|o| {
-            o.kind != OperatorKind::LookupJoin || o.facts.get("stateful") == Some(&json!(true))
-        })
+        .filter(|o| o.keeps_state())
         .map(operator_key)
         .collect()
 }
@@ -182,6 +180,9 @@ pub struct Job<'a> {
     pub temporary_tables_changed: Vec<String>,
     /// Each configuration key whose value in force differs, for the `config_key` rules.
     pub config_items: Vec<crate::rules::items::Item>,
+    /// The items changed in the whole deployment (`query: item`): VVR counts "more than one
+    /// item changed" per deployment, not per query.
+    pub deployment_items: Vec<String>,
 }
 
 impl<'a> Job<'a> {
@@ -193,7 +194,23 @@ impl<'a> Job<'a> {
             config_items: item_facts::config_items(old, new, &config),
             config,
             temporary_tables_changed: temporary_tables_changed(old, new),
+            deployment_items: Vec::new(),
         }
+    }
+
+    /// The job of these query pairs, with the items changed across all of them.
+    pub fn of_pairs(old: &'a Plan, new: &'a Plan, pairs: &[QueryPair]) -> Job<'a> {
+        let mut job = Job::new(old, new);
+        job.deployment_items = pairs
+            .iter()
+            .flat_map(|pair| {
+                let name = pair.new.or(pair.old).map(|q| q.name.clone()).unwrap_or_default();
+                changed_items(pair)
+                    .into_iter()
+                    .map(move |item| format!("{name}: {item}"))
+            })
+            .collect();
+        job
     }
 }
 
@@ -208,6 +225,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
         "changed_functions": changed_functions(old, new),
+        "added_functions": added_functions(old, new),
     })
 }
 
@@ -238,17 +256,29 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// Functions declared in the old job and removed, or declared again with another class or language.
+/// Functions declared in the old job and removed, or declared again with another class,
+/// language or resources (`USING JAR`).
 fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
     old.catalog
         .functions
         .iter()
         .filter(|(name, f)| {
-            new.catalog
-                .functions
-                .get(*name)
-                .is_none_or(|g| g.def.class != f.def.class || g.def.language != f.def.language)
+            new.catalog.functions.get(*name).is_none_or(|g| {
+                g.def.class != f.def.class
+                    || g.def.language != f.def.language
+                    || g.def.resources != f.def.resources
+            })
         })
+        .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
+}
+
+/// Functions the new job declares and the old one did not.
+fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    new.catalog
+        .functions
+        .iter()
+        .filter(|(name, _)| !old.catalog.functions.contains_key(*name))
         .map(|(_, f)| f.def.name.last().to_string())
         .collect()
 }
@@ -393,7 +423,18 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, &old, &new);
     facts.insert("config".into(), job.config.clone());
-    facts.insert("changed_items".into(), json!(changed_items(pair)));
+    let own_items = changed_items(pair);
+    // The deployment's items matter to a query that changed one of them.
+    let deployment_items = if own_items.is_empty() {
+        Vec::new()
+    } else {
+        job.deployment_items.clone()
+    };
+    facts.insert("changed_items".into(), json!(own_items));
+    facts.insert(
+        "deployment_changed_items".into(),
+        json!(deployment_items),
+    );
     // Only a query whose sink table was deleted needs them (and a job may change thousands).
     let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
     let deleted_sink = pair.old.and_then(|q| q.sink.as_deref());

@@ -269,7 +269,12 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
         (
             "changed_functions",
             FactType::List(Box::new(FactType::String)),
-            "functions of the old job removed or declared again with another class or language",
+            "functions of the old job removed or declared again with another class, language or resources (USING JAR)",
+        ),
+        (
+            "added_functions",
+            FactType::List(Box::new(FactType::String)),
+            "functions the new job declares and the old one did not",
         ),
     ]
 }
@@ -328,7 +333,12 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
             (
                 "changed_items",
                 strings(),
-                "the items changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+                "the items of this query changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+            ),
+            (
+                "deployment_changed_items",
+                strings(),
+                "when this query changed an item: the items changed in the whole deployment, `query: item` (VVR counts them per deployment)",
             ),
             (
                 "other_temporary_tables_changed",

@@ -46,7 +46,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             &catalog,
             &builder.sources,
             &builder.reads.columns,
-            !builder.operators.is_empty(),
+            builder.operators.iter().any(super::Operator::keeps_state),
         );
         let sink_table = statement
             .sink
@@ -78,6 +78,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             output,
         });
     }
+    queries.extend(super::unmodelled::pipelines(&catalog, &file));
     Ok(Plan {
         file,
         catalog,

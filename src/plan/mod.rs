@@ -18,6 +18,7 @@ pub mod scope;
 pub mod sort;
 pub mod source_table;
 pub mod top_n;
+pub mod unmodelled;
 pub mod window;
 
 use crate::catalog::Catalog;
@@ -142,6 +143,14 @@ impl Operator {
             state_items: Vec::new(),
             context: Map::new(),
         }
+    }
+
+    /// Whether the operator keeps state: every operator the plan records does, except a
+    /// synchronous lookup join (not async, not under TRY_RESOLVE). The one notion of
+    /// "stateful" every rule and fact uses.
+    pub fn keeps_state(&self) -> bool {
+        self.kind != OperatorKind::LookupJoin
+            || self.facts.get("stateful") == Some(&Value::Bool(true))
     }
 
     pub fn set(&mut self, key: &str, value: Value) {

@@ -425,9 +425,9 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .is_some_and(|keys| !keys.is_empty())
         || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
         || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
-        || lookup(&facts, "config.changed_functions")
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty());
+        || ["config.changed_functions", "config.added_functions"]
+            .iter()
+            .any(|path| lookup(&facts, path).and_then(Value::as_array).is_some_and(|f| !f.is_empty()));
     let changed = operators
         .iter()
         .chain(&sources)
