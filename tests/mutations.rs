@@ -120,7 +120,10 @@ fn no_single_token_mutation_is_silently_compatible() {
             }
         }
     }
-    println!("{tried} single-token mutations tried, {} silent", silent.len());
+    println!(
+        "{tried} single-token mutations tried, {} silent",
+        silent.len()
+    );
     assert!(tried >= 2000, "only {tried} mutations");
     assert!(
         silent.len() <= KNOWN_SILENT,

@@ -103,9 +103,9 @@ impl Connectors {
                 .options
                 .iter()
                 .filter(|o| {
-                    o.key
-                        .strip_suffix('*')
-                        .is_some_and(|prefix| key.to_lowercase().starts_with(&prefix.to_lowercase()))
+                    o.key.strip_suffix('*').is_some_and(|prefix| {
+                        key.to_lowercase().starts_with(&prefix.to_lowercase())
+                    })
                 })
                 .max_by_key(|o| o.key.len())
         };
@@ -165,7 +165,10 @@ mod tests {
     #[test]
     fn roles_resolve_exact_keys_then_prefixes() {
         let c = builtin();
-        assert_eq!(c.role("kafka", "topic").map(|r| r.role), Some("identity".into()));
+        assert_eq!(
+            c.role("kafka", "topic").map(|r| r.role),
+            Some("identity".into())
+        );
         assert_eq!(
             c.role("KAFKA", "scan.startup.mode").map(|r| r.role),
             Some("startup".into())

@@ -204,7 +204,11 @@ impl<'a> Job<'a> {
         job.deployment_items = pairs
             .iter()
             .flat_map(|pair| {
-                let name = pair.new.or(pair.old).map(|q| q.name.clone()).unwrap_or_default();
+                let name = pair
+                    .new
+                    .or(pair.old)
+                    .map(|q| q.name.clone())
+                    .unwrap_or_default();
                 changed_items(pair)
                     .into_iter()
                     .map(move |item| format!("{name}: {item}"))
@@ -431,10 +435,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         job.deployment_items.clone()
     };
     facts.insert("changed_items".into(), json!(own_items));
-    facts.insert(
-        "deployment_changed_items".into(),
-        json!(deployment_items),
-    );
+    facts.insert("deployment_changed_items".into(), json!(deployment_items));
     // Only a query whose sink table was deleted needs them (and a job may change thousands).
     let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
     let deleted_sink = pair.old.and_then(|q| q.sink.as_deref());

@@ -72,7 +72,11 @@ fn declared(
         .collect();
     op.set("sharding", json!(sharding));
     // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
-    let mut options: Vec<String> = def.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut options: Vec<String> = def
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     options.sort();
     op.set("options", json!(options));
     let by_key: serde_json::Map<String, Value> = def

@@ -47,7 +47,11 @@ fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
 }
 
 /// Which rules fire on these facts, with the paths each fired rule looked at.
-pub(super) fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
+pub(super) fn fire<'r>(
+    rules: &'r RuleSet,
+    operator: &'r str,
+    facts: &Value,
+) -> Vec<(&'r Rule, Vec<String>)> {
     let changes = rules
         .changes
         .get(operator)
@@ -427,7 +431,11 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
         || ["config.changed_functions", "config.added_functions"]
             .iter()
-            .any(|path| lookup(&facts, path).and_then(Value::as_array).is_some_and(|f| !f.is_empty()));
+            .any(|path| {
+                lookup(&facts, path)
+                    .and_then(Value::as_array)
+                    .is_some_and(|f| !f.is_empty())
+            });
     let changed = operators
         .iter()
         .chain(&sources)
