@@ -230,6 +230,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
         "changed_functions": changed_functions(old, new),
         "added_functions": added_functions(old, new),
+        "unused_tables_changed": unused_tables_changed(old, new),
     })
 }
 
@@ -274,6 +275,36 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
             })
         })
         .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
+}
+
+/// Tables no query of either job reads or writes that were added, removed or declared
+/// otherwise.
+fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::plan::source_table::table_signature;
+    let used = |name: &str| {
+        [old, new].iter().any(|plan| {
+            plan.queries.iter().any(|q| {
+                q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name)
+            })
+        })
+    };
+    let mut names: Vec<&String> = old
+        .catalog
+        .tables
+        .keys()
+        .chain(new.catalog.tables.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| !used(name))
+        .filter(|name| {
+            old.catalog.tables.get(*name).map(table_signature)
+                != new.catalog.tables.get(*name).map(table_signature)
+        })
+        .cloned()
         .collect()
 }
 
@@ -435,6 +466,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         job.deployment_items.clone()
     };
     facts.insert("changed_items".into(), json!(own_items));
+    output_facts(&mut facts, pair);
     facts.insert("deployment_changed_items".into(), json!(deployment_items));
     // Only a query whose sink table was deleted needs them (and a job may change thousands).
     let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
@@ -449,6 +481,34 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     };
     facts.insert("other_temporary_tables_changed".into(), json!(others));
     Value::Object(facts)
+}
+
+/// How the query's output changed where its stateful operators and source tables did not:
+/// `projection_changed` (what it writes, computed after its stateful operators) and
+/// `renamed_outputs` (`old -> new`: the same column under another alias).
+fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
+    let (mut projection_changed, mut renamed) = (false, Vec::new());
+    if let (Some(old), Some(new)) = (pair.old, pair.new) {
+        let unchanged = |pairs: &[OperatorPair]| {
+            pairs
+                .iter()
+                .all(|p| matches!((p.old, p.new), (Some(o), Some(n)) if o.facts == n.facts))
+        };
+        if unchanged(&pair.operators) && unchanged(&pair.sources) {
+            projection_changed = old.output != new.output;
+        }
+        if old.output == new.output {
+            renamed = old
+                .output_names
+                .iter()
+                .zip(&new.output_names)
+                .filter(|(o, n)| o != n)
+                .map(|(o, n)| format!("{o} -> {n}"))
+                .collect();
+        }
+    }
+    facts.insert("projection_changed".into(), json!(projection_changed));
+    facts.insert("renamed_outputs".into(), json!(renamed));
 }
 
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter

@@ -272,6 +272,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "functions of the old job removed or declared again with another class, language or resources (USING JAR)",
         ),
         (
+            "unused_tables_changed",
+            FactType::List(Box::new(FactType::String)),
+            "tables no query of either job reads or writes that were added, removed or declared otherwise",
+        ),
+        (
             "added_functions",
             FactType::List(Box::new(FactType::String)),
             "functions the new job declares and the old one did not",
@@ -334,6 +339,16 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
                 "changed_items",
                 strings(),
                 "the items of this query changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+            ),
+            (
+                "projection_changed",
+                FactType::Bool,
+                "what the query writes changed while its stateful operators and source tables did not (a projection after them)",
+            ),
+            (
+                "renamed_outputs",
+                strings(),
+                "output columns computing the same thing under another name, `old -> new`",
             ),
             (
                 "deployment_changed_items",

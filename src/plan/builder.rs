@@ -42,6 +42,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .iter()
             .map(|c| c.expr.canonical())
             .collect();
+        let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
         let source_tables = source_table::source_operators(
             &catalog,
             &builder.sources,
@@ -76,6 +77,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
             output,
+            output_names,
         });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));

@@ -194,6 +194,8 @@ pub struct QueryPlan {
     pub sink_columns: Option<Vec<String>>,
     /// Canonical text of what the query writes (its output columns), to match renamed sinks.
     pub output: Vec<String>,
+    /// The names of the output columns (their aliases), in order.
+    pub output_names: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.
     pub hints: Vec<String>,
 }

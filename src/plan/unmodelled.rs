@@ -41,6 +41,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 sink_options: None,
                 sink_columns: None,
                 output: Vec::new(),
+                output_names: Vec::new(),
                 hints: Vec::new(),
             })
         })

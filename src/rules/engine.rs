@@ -429,7 +429,11 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .is_some_and(|keys| !keys.is_empty())
         || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
         || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
-        || ["config.changed_functions", "config.added_functions"]
+        || [
+            "config.changed_functions",
+            "config.added_functions",
+            "config.unused_tables_changed",
+        ]
             .iter()
             .any(|path| {
                 lookup(&facts, path)
