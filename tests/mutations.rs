@@ -18,7 +18,7 @@ const PER_SCRIPT: usize = 8;
 /// Silent mutants known today (the goal is none): a ratchet, so that no change makes more of
 /// them. They are mostly renamed output aliases, columns the planner would reject but the tool
 /// reads leniently, and tables declared but used by no query; lower it as they get fixed.
-const KNOWN_SILENT: usize = 507;
+const KNOWN_SILENT: usize = 0;
 
 /// The replacement of one token, if it is a token the test mutates.
 fn mutate(token: &Token) -> Option<String> {
@@ -131,7 +131,7 @@ fn no_single_token_mutation_is_silently_compatible() {
         silent.len(),
         silent
             .iter()
-            .take(25)
+            .take(400)
             .cloned()
             .collect::<Vec<_>>()
             .join("\n---\n")

@@ -284,9 +284,9 @@ fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
     use crate::plan::source_table::table_signature;
     let used = |name: &str| {
         [old, new].iter().any(|plan| {
-            plan.queries.iter().any(|q| {
-                q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name)
-            })
+            plan.queries
+                .iter()
+                .any(|q| q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name))
         })
     };
     let mut names: Vec<&String> = old
@@ -439,6 +439,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         m.insert(
             "sink_options".into(),
             json!(q.and_then(|q| q.sink_options.clone())),
+        );
+        m.insert(
+            "insert_columns".into(),
+            json!(q.map(|q| q.insert_columns.clone()).unwrap_or_default()),
         );
         m.insert(
             "sink_columns".into(),

@@ -319,6 +319,11 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "the sink table's columns as declared",
         ),
         (
+            "insert_columns",
+            strings(),
+            "the column list of INSERT INTO sink (a, b), empty without one",
+        ),
+        (
             "sink_deleted",
             FactType::Bool,
             "the sink's CREATE TABLE is in the old script and not in the new one",

@@ -78,6 +78,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             hints: builder.hints,
             output,
             output_names,
+            insert_columns: statement.columns.clone(),
         });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));

@@ -196,6 +196,8 @@ pub struct QueryPlan {
     pub output: Vec<String>,
     /// The names of the output columns (their aliases), in order.
     pub output_names: Vec<String>,
+    /// The column list of `INSERT INTO sink (a, b) ...`, empty without one.
+    pub insert_columns: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.
     pub hints: Vec<String>,
 }

@@ -42,6 +42,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 sink_columns: None,
                 output: Vec::new(),
                 output_names: Vec::new(),
+                insert_columns: Vec::new(),
                 hints: Vec::new(),
             })
         })

@@ -434,17 +434,21 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             "config.added_functions",
             "config.unused_tables_changed",
         ]
-            .iter()
-            .any(|path| {
-                lookup(&facts, path)
-                    .and_then(Value::as_array)
-                    .is_some_and(|f| !f.is_empty())
-            });
+        .iter()
+        .any(|path| {
+            lookup(&facts, path)
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty())
+        });
     let changed = operators
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
+        || facts.get("projection_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "renamed_outputs")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
         || config_changed;
     if changed {
         let fired = fire(rules, "query", &facts);
