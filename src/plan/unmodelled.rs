@@ -18,9 +18,9 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
             if !text.split(' ').any(|word| word == "SELECT") {
                 return None;
             }
-            // Named as written (the leading words, e.g. `CREATE MATERIALIZED TABLE mt`).
-            let written: Vec<&str> = file.slice(*span).split_whitespace().take(4).collect();
-            let name = format!("statement `{}`", written.join(" "));
+            // Named by its canonical leading words (e.g. `CREATE MATERIALIZED TABLE mt`).
+            let leading: Vec<&str> = text.split(' ').take(4).collect();
+            let name = format!("statement `{}`", leading.join(" "));
             let mut op = Operator::new(OperatorKind::Opaque, "unmodelled-statement", *span);
             op.set("flink_kind", json!("unmodelled_statement"));
             op.set("fingerprint", json!(text));
