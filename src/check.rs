@@ -100,7 +100,7 @@ pub fn diff<'a>(old_plan: &'a Plan, new_plan: &'a Plan) -> Vec<QueryPair<'a>> {
 
 /// Assembles the facts of each matched pair, fires the rules and builds the report.
 pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
-    let job = crate::diff::Job::new(old_plan, new_plan);
+    let job = crate::diff::Job::of_pairs(old_plan, new_plan, pairs);
     let mut queries: Vec<_> = pairs
         .iter()
         .map(|p| engine::evaluate_query(rules, p, &job))

@@ -511,8 +511,17 @@ fn reorder_ddl(sql: &str) -> String {
 }
 
 /// Applies `rewrite` to both scripts of every case: the outcome must not change, and each
-/// rewritten script must be fully compatible with its original, with no finding.
+/// rewritten script must be fully compatible with its original, with no finding but those of
+/// `reported` (a renamed output column is a difference the report names).
 fn rewrite_keeps_outcomes(name: &str, rewrite: impl Fn(&str, &str) -> (String, String)) {
+    rewrite_keeps_outcomes_reporting(name, &[], rewrite)
+}
+
+fn rewrite_keeps_outcomes_reporting(
+    name: &str,
+    reported: &[&str],
+    rewrite: impl Fn(&str, &str) -> (String, String),
+) {
     let rules = builtin();
     let mut changed = 0;
     for case in corpus() {
@@ -528,7 +537,8 @@ fn rewrite_keeps_outcomes(name: &str, rewrite: impl Fn(&str, &str) -> (String, S
             case.path
         );
         for (original, rewritten) in [(&case.old, &old), (&case.new, &new)] {
-            let itself = judge(original, rewritten, &case.set, &rules);
+            let mut itself = judge(original, rewritten, &case.set, &rules);
+            itself.findings.retain(|f| !reported.contains(&f.as_str()));
             assert_eq!(
                 itself,
                 Outcome {
@@ -589,7 +599,7 @@ fn keyword_case_never_changes_a_verdict() {
 
 #[test]
 fn renaming_aliases_never_changes_a_verdict() {
-    rewrite_keeps_outcomes("renamed aliases", |old, new| {
+    rewrite_keeps_outcomes_reporting("renamed aliases", &["query-output-renamed"], |old, new| {
         let aliases = renamable_aliases(&[old, new]);
         (rename(old, &aliases), rename(new, &aliases))
     });
@@ -645,7 +655,7 @@ const SYMMETRIC_RULES: &[&str] = &[
     "opaque-operator-changed",
     "query-sink-renamed",
     "query-hints-changed",
-    "query-engine-version-changed",
+    "config-engine-version-changed",
 ];
 
 #[test]

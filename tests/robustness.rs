@@ -395,7 +395,9 @@ fn a_thousand_query_deployment_gets_a_verdict_in_time() {
     let old = write(&dir, "old.sql", old);
     let new = write(&dir, "new.sql", new);
     let run = flink_compat(&["check", &old, &new, "--format", "json"], None);
-    assert_eq!(run.verdict(), "partially_compatible");
+    // An aggregate added to every tenth query: many items of one deployment change at once,
+    // which VVR's per-deployment check calls unknown.
+    assert_eq!(run.verdict(), "unknown");
 }
 
 #[test]

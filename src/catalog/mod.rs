@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod names;
+pub mod connectors;
 
 use crate::error::{Error, Result};
 use crate::notes::Notes;

@@ -250,6 +250,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             json!(window_keys.iter().map(|(_, p)| p).collect::<Vec<_>>()),
         );
         op.set("steps_after_window", json!(input.window_steps));
+        set_emit_facts(b, &mut op);
     }
     output.columns.iter_mut().for_each(|c| {
         if let CExpr::Derived(text) = &c.expr {

@@ -44,11 +44,12 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .iter()
             .map(|c| c.expr.canonical())
             .collect();
+        let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
         let source_tables = source_table::source_operators(
             &catalog,
             &builder.sources,
             &builder.reads.columns,
-            !builder.operators.is_empty(),
+            builder.operators.iter().any(super::Operator::keeps_state),
         );
         let sink_table = statement
             .sink_identity
@@ -78,8 +79,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
             output,
+            output_names,
+            insert_columns: statement.columns.clone(),
         });
     }
+    queries.extend(super::unmodelled::pipelines(&catalog, &file));
     Ok(Plan {
         file,
         catalog,

@@ -411,11 +411,10 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
             && hint.contains("async=true")
             && names.iter().any(|n| hint.contains(&format!("table={n}")))
     });
+    // Which option turns an async lookup on is the connector's (rules/connectors/*.yaml):
+    // `lookup.async` for JDBC and Paimon, `async` for Hologres.
     let option = b.catalog.tables.get(&identity).is_some_and(|t| {
-        t.def
-            .options
-            .iter()
-            .any(|(k, v)| k.ends_with("lookup.async") && v.eq_ignore_ascii_case("true"))
+        crate::catalog::connectors::builtin().enables(&t.def.options, "lookup_async")
     });
     let try_resolve = b
         .catalog

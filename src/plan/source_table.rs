@@ -71,6 +71,20 @@ fn declared(
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     op.set("sharding", json!(sharding));
+    // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
+    let mut options: Vec<String> = def
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    options.sort();
+    op.set("options", json!(options));
+    let by_key: serde_json::Map<String, Value> = def
+        .options
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    op.context.insert("options".into(), Value::Object(by_key));
     let mut columns = Vec::new();
     let mut definitions = serde_json::Map::new();
     for column in &def.columns {

@@ -78,7 +78,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     })?;
     let table = table_parts.last().cloned().unwrap_or_default();
     let input = b.named_relation(&table_parts, span)?.requalify(&table);
-    let Some(Expr::Function(descriptor)) = get("TIMECOL") else {
+    let descriptor_call = get("TIMECOL").filter(
+        |e| matches!(e, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("DESCRIPTOR")),
+    );
+    let Some(Expr::Function(descriptor)) = descriptor_call else {
         return Err(Error::sql(
             b.file,
             span,

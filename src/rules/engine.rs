@@ -47,7 +47,11 @@ fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
 }
 
 /// Which rules fire on these facts, with the paths each fired rule looked at.
-fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
+pub(super) fn fire<'r>(
+    rules: &'r RuleSet,
+    operator: &'r str,
+    facts: &Value,
+) -> Vec<(&'r Rule, Vec<String>)> {
     let changes = rules
         .changes
         .get(operator)
@@ -320,6 +324,30 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
             });
             explained.extend(paths.iter().cloned());
         }
+        if kind == OperatorKind::Source {
+            // Options of one table declared on both sides (a renamed or undeclared table is
+            // judged as a whole by the source rules).
+            let comparable = lookup(&facts, "both_declared") == Some(&Value::Bool(true))
+                && lookup(&facts, "old.name") == lookup(&facts, "new.name");
+            if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
+                let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
+                let items = diff::item_facts::option_items(
+                    old,
+                    new,
+                    feeds_state,
+                    &rules.connectors,
+                    &job.config,
+                );
+                findings.extend(super::items::evaluate(
+                    rules,
+                    "table_option",
+                    &items,
+                    &old_plan.file,
+                    &new_plan.file,
+                ));
+            }
+            explained.push("options".into());
+        }
         let unexplained: Vec<String> = differing(&facts)
             .into_iter()
             .filter(|k| !explains(&explained, k))
@@ -404,14 +432,26 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .is_some_and(|keys| !keys.is_empty())
         || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
         || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
-        || lookup(&facts, "config.changed_functions")
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty());
+        || [
+            "config.changed_functions",
+            "config.added_functions",
+            "config.unused_tables_changed",
+        ]
+        .iter()
+        .any(|path| {
+            lookup(&facts, path)
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty())
+        });
     let changed = operators
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
+        || facts.get("projection_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "renamed_outputs")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
         || config_changed;
     // A query can also be affected by a change elsewhere in the job: its operators' generated
     // ids follow the job's stream graph (rules on `topology_changed_elsewhere`).
@@ -451,6 +491,15 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                 old: at(old_plan, pair.old),
                 new: at(new_plan, pair.new),
             });
+        }
+        if config_changed {
+            findings.extend(super::items::evaluate(
+                rules,
+                "config_key",
+                &job.config_items,
+                &old_plan.file,
+                &new_plan.file,
+            ));
         }
         // The fail-safe of operators, for a query present on both sides: its source tables
         // are judged as their own pairs.

@@ -4,6 +4,7 @@
 pub mod dsl;
 pub mod engine;
 pub mod facts_doc;
+pub mod items;
 pub mod load;
 pub mod model;
 pub mod profile;
@@ -164,6 +165,8 @@ pub struct RuleSet {
     pub rules: Vec<Rule>,
     /// Per operator (or `query`): change kinds and their detecting predicates.
     pub changes: BTreeMap<String, Vec<(String, Predicate)>>,
+    /// What each connector's WITH options mean (built in, then the user's connector tables).
+    pub connectors: crate::catalog::connectors::Connectors,
 }
 
 impl RuleSet {
@@ -202,6 +205,7 @@ impl RuleSet {
         let mut set = RuleSet {
             engine: engine.to_string(),
             extra_dirs: dirs.iter().map(|d| d.as_ref().to_path_buf()).collect(),
+            connectors: crate::catalog::connectors::builtin().clone(),
             ..Default::default()
         };
         let mut errors = Vec::new();
@@ -235,6 +239,12 @@ impl RuleSet {
             for path in paths {
                 let text = crate::input::read_text(&path)?;
                 let name = path.display().to_string();
+                if crate::catalog::connectors::is_connector_file(&text) {
+                    if let Err(e) = set.connectors.load(&SourceFile::new(name, text)) {
+                        errors.push(e);
+                    }
+                    continue;
+                }
                 if let Err(e) = load::load_file(&SourceFile::new(name.clone(), text), &mut set) {
                     errors.push(e);
                 }

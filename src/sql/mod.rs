@@ -6,6 +6,7 @@ pub mod match_input;
 pub mod parse;
 pub mod split;
 pub mod statement;
+pub mod statement_words;
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_SCRIPT_BYTES;

@@ -170,6 +170,7 @@ pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
 fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let words = raw.leading_words(5);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    super::statement_words::check(file, raw.first_word_span(file), &words)?;
     let (span, hints) = (raw.span, raw.hints());
     let dialect = FlinkDialect;
     let mut lifted = match_input::Lifted::default();
@@ -332,12 +333,25 @@ fn parse_create_function(
             }
         };
     }
-    // `USING JAR '...'` clauses do not change the function's identity for state purposes.
+    // `USING JAR '...' [, JAR '...']`: the function's implementation comes from these.
+    let mut resources = Vec::new();
+    if parser.parse_keyword(Keyword::USING) {
+        loop {
+            let kind = parser.parse_identifier()?.value.to_uppercase();
+            let path = parser.parse_literal_string()?;
+            resources.push(format!("{kind} '{path}'"));
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+    }
+    expect_end(parser)?;
     Ok(FunctionDef {
         name,
         class,
         language,
         temporary,
+        resources,
     })
 }
 

@@ -27,6 +27,15 @@ impl RawStatement {
             .collect()
     }
 
+    /// Where the first significant token is (the statement's span when it has none).
+    pub fn first_word_span(&self, file: &SourceFile) -> ByteSpan {
+        self.tokens
+            .iter()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| file.span_of(t.span))
+            .unwrap_or(self.span)
+    }
+
     /// The optimizer hints of the statement: comments of the form `/*+ ... */`.
     pub fn hints(&self) -> Vec<String> {
         self.tokens

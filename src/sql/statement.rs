@@ -117,6 +117,8 @@ pub struct FunctionDef {
     pub class: String,
     pub language: Language,
     pub temporary: bool,
+    /// `USING JAR '...'` resources, as written (`JAR 'path'`), in order.
+    pub resources: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
