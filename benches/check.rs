@@ -16,8 +16,87 @@ use flink_compat::sql::{parse_script, Script};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 
+/// The inputs compared with parsing alone: deployments of 10, 1,000 and 10,000 queries, and
+/// a join of 2,000 tables.
+const RATIO_SIZES: [usize; 3] = [10, 1_000, 10_000];
+const JOIN_TABLES: usize = 2_000;
+
 fn main() {
     divan::main();
+    ratios();
+}
+
+/// The whole check against parsing alone (the front end: tokenize, split, sqlparser's
+/// parser), on the same inputs, in the same run: the best of 5 of each, and their ratio.
+fn ratios() {
+    let rules = rules();
+    let mut inputs: Vec<(String, SourceFile, SourceFile)> = RATIO_SIZES
+        .iter()
+        .map(|&n| {
+            let (old, new) = generated(n);
+            (format!("{n} queries"), old, new)
+        })
+        .collect();
+    let join = deployment::join_chain(JOIN_TABLES);
+    inputs.push((
+        format!("join of {JOIN_TABLES} tables"),
+        SourceFile::new("old.sql", join.clone()),
+        SourceFile::new("new.sql", join),
+    ));
+    println!("\nwhole check / parse alone (best of 5 each, same inputs, same run):");
+    for (name, old, new) in inputs {
+        let parse = best_of_5(|| {
+            black_box((parsed(old.clone()), parsed(new.clone())));
+        });
+        let whole = best_of_5(|| {
+            black_box(check(old.clone(), new.clone(), &[], &rules).expect("checks"));
+        });
+        println!(
+            "  {name:<22} parse {parse:>10.2?}  check {whole:>10.2?}  ratio {:.2}",
+            whole.as_secs_f64() / parse.as_secs_f64()
+        );
+    }
+}
+
+fn best_of_5(mut run: impl FnMut()) -> std::time::Duration {
+    (0..5)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            run();
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Parsing alone, for the ratio: the same inputs as `whole_check`.
+#[divan::bench(args = RATIO_SIZES, sample_count = 5, sample_size = 1)]
+fn parse_only(bencher: Bencher, queries: usize) {
+    let (old, new) = generated(queries);
+    bencher.bench(|| (parsed(old.clone()), parsed(new.clone())));
+}
+
+/// The whole check of the inputs of `parse_only`.
+#[divan::bench(args = RATIO_SIZES, sample_count = 5, sample_size = 1)]
+fn whole_check(bencher: Bencher, queries: usize) {
+    let rules = rules();
+    let (old, new) = generated(queries);
+    bencher.bench(|| check(old.clone(), new.clone(), &[], &rules).expect("checks"));
+}
+
+/// Parsing alone of a script joining 2,000 tables (against itself).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn join_parse_only(bencher: Bencher) {
+    let file = SourceFile::new("join.sql", deployment::join_chain(JOIN_TABLES));
+    bencher.bench(|| (parsed(file.clone()), parsed(file.clone())));
+}
+
+/// The whole check of a script joining 2,000 tables against itself.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn join_whole_check(bencher: Bencher) {
+    let rules = rules();
+    let file = SourceFile::new("join.sql", deployment::join_chain(JOIN_TABLES));
+    bencher.bench(|| check(file.clone(), file.clone(), &[], &rules).expect("checks"));
 }
 
 fn rules() -> RuleSet {

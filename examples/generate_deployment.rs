@@ -1,6 +1,7 @@
 //! Writes a generated deployment pair (`old.sql`, `new.sql`) with N INSERT statements, the one
 //! the benchmarks and robustness tests use, for timing the command line:
-//! `cargo run --release --example generate_deployment -- 1000 /tmp/deployment`.
+//! `cargo run --release --example generate_deployment -- 1000 /tmp/deployment`. With `join`
+//! after DIR, both scripts are instead one INSERT joining N declared tables in a chain.
 
 #[path = "../tests/support/deployment.rs"]
 mod deployment;
@@ -12,12 +13,18 @@ fn main() {
     let queries: usize = match args.next().map(|n| n.parse()) {
         Some(Ok(n)) => n,
         _ => {
-            eprintln!("usage: generate_deployment QUERIES DIR");
+            eprintln!("usage: generate_deployment N DIR [join]");
             std::process::exit(2);
         }
     };
     let dir = PathBuf::from(args.next().unwrap_or_else(|| ".".into()));
-    let (old, new) = deployment::pair(queries);
+    let (old, new) = match args.next().as_deref() {
+        Some("join") => {
+            let join = deployment::join_chain(queries);
+            (join.clone(), join)
+        }
+        _ => deployment::pair(queries),
+    };
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(dir.join("old.sql"), old))
         .and_then(|()| std::fs::write(dir.join("new.sql"), new));

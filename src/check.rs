@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
 use crate::plan::{builder::build_plan, Plan};
-use crate::report::{NoteReport, Report, SCHEMA_VERSION};
+use crate::report::{NoteReport, QueryReport, QueryStatus, Report, SCHEMA_VERSION};
 use crate::rules::{engine, RuleSet};
 use crate::source::SourceFile;
 use crate::sql::parse_script;
@@ -15,26 +15,51 @@ use crate::verdict::Verdict;
 /// Parses and plans one script, on a thread whose stack bounds any recursion.
 pub fn plan_script(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     let overrides = overrides.to_vec();
-    on_planner_thread(move || plan(file, &overrides))
+    on_planner_stack(move || plan(file, &overrides))
 }
 
 fn plan(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
     parse_script(file).and_then(|script| build_plan(script, overrides))
 }
 
-/// Runs `work` on a thread with the planner's stack (deep SQL recurses).
-fn on_planner_thread<T: Send + 'static>(
+thread_local! {
+    static ON_PLANNER_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `work` on a thread with the planner's stack (deep SQL recurses), or right here when
+/// this thread already is one (the CLI runs its whole command on one: a second stack of
+/// [`PARSER_STACK_BYTES`] would double the address space the process reserves). A stack that
+/// cannot be reserved is an [`Error::Resource`], a panic an [`Error::Internal`].
+pub fn on_planner_stack<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
+    if ON_PLANNER_STACK.get() {
+        return work();
+    }
     let handle = std::thread::Builder::new()
         .name("flink-compat-planner".into())
         .stack_size(PARSER_STACK_BYTES)
-        .spawn(work)
-        .map_err(|e| Error::Usage(format!("cannot start the planner thread: {e}")))?;
-    handle.join().unwrap_or_else(|_| {
-        Err(Error::Usage(
-            "internal error while planning the script".into(),
-        ))
+        .spawn(move || {
+            ON_PLANNER_STACK.set(true);
+            work()
+        })
+        .map_err(|e| Error::Resource {
+            message: format!(
+                "cannot reserve the planner's stack of {} MiB: {e}",
+                PARSER_STACK_BYTES >> 20
+            ),
+            help: Some(
+                "allow the process more address space (`ulimit -v`): deep SQL needs this stack"
+                    .into(),
+            ),
+        })?;
+    handle.join().unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::Internal(what))
     })
 }
 
@@ -45,11 +70,19 @@ pub fn check(
     overrides: &[(String, String)],
     rules: &RuleSet,
 ) -> Result<Report> {
+    let (old_plan, new_plan) = plan_pair(old, new, overrides)?;
+    Ok(compare(&old_plan, &new_plan, rules))
+}
+
+/// Parses and plans both scripts, on one planner stack.
+pub fn plan_pair(
+    old: SourceFile,
+    new: SourceFile,
+    overrides: &[(String, String)],
+) -> Result<(Plan, Plan)> {
     let overrides = overrides.to_vec();
     // One planner thread for both scripts: starting a thread is a good part of a small check.
-    let (old_plan, new_plan) =
-        on_planner_thread(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))?;
-    Ok(compare(&old_plan, &new_plan, rules))
+    on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))
 }
 
 /// Compares two plans: [`diff`] then [`evaluate`].
@@ -67,11 +100,14 @@ pub fn diff<'a>(old_plan: &'a Plan, new_plan: &'a Plan) -> Vec<QueryPair<'a>> {
 
 /// Assembles the facts of each matched pair, fires the rules and builds the report.
 pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &RuleSet) -> Report {
-    let job = crate::diff::Job::new(old_plan, new_plan);
-    let queries: Vec<_> = pairs
+    let job = crate::diff::Job::of_pairs(old_plan, new_plan, pairs);
+    let mut queries: Vec<_> = pairs
         .iter()
         .map(|p| engine::evaluate_query(rules, p, &job))
         .collect();
+    if pairs.is_empty() {
+        queries.extend(job_without_queries(&job, rules));
+    }
     let verdict = queries
         .iter()
         .map(|q| q.verdict)
@@ -90,6 +126,26 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
         notes,
         effective_verdict: None,
     }
+}
+
+/// When neither script has a query the tool reads, what is judged of the whole job (its
+/// configuration, the statements read past, its functions) still is: a job whose only pipeline
+/// is a statement the tool does not model must not pass as unchanged when that statement
+/// changes. Reported as one pseudo-query, `the job`, when something changed.
+fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryReport> {
+    let nothing = QueryPair {
+        old: None,
+        new: None,
+        operators: Vec::new(),
+        sources: Vec::new(),
+        topology_changed_elsewhere: Vec::new(),
+        topology_changed_before: Vec::new(),
+    };
+    let report = engine::evaluate_query(rules, &nothing, job);
+    (report.status != QueryStatus::Unchanged).then(|| QueryReport {
+        name: "the job".into(),
+        ..report
+    })
 }
 
 fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteReport>) {

@@ -248,7 +248,7 @@ fn emit(output: &Option<PathBuf>, text: &str) -> i32 {
 }
 
 /// An error in the chosen format (human: nothing, the diagnostic goes to standard error).
-fn render_error(format: Format, error: &Error) -> String {
+pub fn render_error(format: Format, error: &Error) -> String {
     match format {
         Format::Json => format!("{}\n", json::render_error(error)),
         Format::Sarif => format!("{}\n", sarif::render_error(error)),
@@ -260,31 +260,42 @@ fn render_error(format: Format, error: &Error) -> String {
     }
 }
 
-/// Runs the command; returns the exit status.
-pub fn run(cli: Cli) -> i32 {
-    let (error_format, output) = match &cli.command {
-        Command::Check {
-            format,
-            output_file,
-            ..
-        } => (*format, output_file.clone()),
-        Command::Plan {
-            format: PlanFormat::Json,
-            ..
-        } => (Format::Json, None),
-        _ => (Format::Human, None),
-    };
-    match execute(cli) {
-        Ok(code) => code,
-        Err(error) => {
-            let text = render_error(error_format, &error);
-            if !text.is_empty() {
-                emit(&output, &text);
-            }
-            eprintln!("{:?}", miette::Report::new(error));
-            2
+impl Cli {
+    /// Where and in which format an error is reported: as the command's output was asked.
+    pub fn error_output(&self) -> (Format, Option<PathBuf>) {
+        match &self.command {
+            Command::Check {
+                format,
+                output_file,
+                ..
+            } => (*format, output_file.clone()),
+            Command::Plan {
+                format: PlanFormat::Json,
+                ..
+            } => (Format::Json, None),
+            _ => (Format::Human, None),
         }
     }
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(cli: Cli) -> i32 {
+    let (format, output) = cli.error_output();
+    match execute(cli) {
+        Ok(code) => code,
+        Err(error) => report_error(format, &output, error),
+    }
+}
+
+/// Reports an error in the chosen format (to the `--output-file`, or standard output) and as
+/// a diagnostic on standard error; returns the exit status of an error.
+pub fn report_error(format: Format, output: &Option<PathBuf>, error: Error) -> i32 {
+    let text = render_error(format, &error);
+    if !text.is_empty() {
+        emit(output, &text);
+    }
+    eprintln!("{:?}", miette::Report::new(error));
+    2
 }
 
 fn execute(cli: Cli) -> Result<i32> {

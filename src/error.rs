@@ -50,6 +50,21 @@ pub enum Error {
         #[help]
         help: Option<String>,
     },
+    /// The machine refused a resource: memory, a thread's stack.
+    #[error("{message}")]
+    #[diagnostic(code(flink_compat::resource))]
+    Resource {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+    /// A bug: the tool panicked.
+    #[error("internal error: {0}")]
+    #[diagnostic(
+        code(flink_compat::internal),
+        help("this is a bug in flink-compat; please report it with the two scripts")
+    )]
+    Internal(String),
 }
 
 impl Error {
@@ -143,6 +158,12 @@ impl Error {
             Error::Usage(_) => serde_json::json!({"kind": "usage", "message": self.to_string()}),
             Error::Limit { help, .. } => {
                 serde_json::json!({"kind": "limit", "message": self.to_string(), "help": help})
+            }
+            Error::Resource { help, .. } => {
+                serde_json::json!({"kind": "resource", "message": self.to_string(), "help": help})
+            }
+            Error::Internal(_) => {
+                serde_json::json!({"kind": "internal", "message": self.to_string()})
             }
         }
     }

@@ -14,6 +14,7 @@ pub mod error;
 pub mod input;
 pub mod limits;
 pub mod notes;
+pub mod out_of_memory;
 pub mod plan;
 pub mod report;
 pub mod rules;

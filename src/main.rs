@@ -1,20 +1,25 @@
 use clap::Parser;
+use flink_compat::cli::{self, Cli};
+use flink_compat::error::Error;
+use flink_compat::out_of_memory::{self, ReportingAllocator};
+
+#[global_allocator]
+static ALLOCATOR: ReportingAllocator = ReportingAllocator;
 
 fn main() {
-    let cli = flink_compat::cli::Cli::parse();
+    let cli = Cli::parse();
+    let (format, output) = cli.error_output();
+    out_of_memory::prepare(cli::render_error(
+        format,
+        &Error::Resource {
+            message: "out of memory".into(),
+            help: Some("raise the memory limit of the process".into()),
+        },
+    ));
     // The whole command runs on a thread with the planner's stack: deep SQL recurses while it
-    // is planned, compared, rendered and finally dropped, not only while it is parsed.
-    let command = std::thread::Builder::new()
-        .name("flink-compat".into())
-        .stack_size(flink_compat::limits::PARSER_STACK_BYTES)
-        .spawn(move || flink_compat::cli::run(cli));
-    let code = match command.map(|handle| handle.join()) {
-        Ok(Ok(code)) => code,
-        Ok(Err(_)) => 2,
-        Err(e) => {
-            eprintln!("cannot start: {e}");
-            2
-        }
-    };
+    // is planned, compared, rendered and finally dropped, not only while it is parsed. A stack
+    // that cannot be reserved or a panic is reported in the asked format like any error.
+    let code = flink_compat::check::on_planner_stack(move || Ok(cli::run(cli)))
+        .unwrap_or_else(|error| cli::report_error(format, &output, error));
     std::process::exit(code);
 }

@@ -31,6 +31,20 @@ fn the_facts_of_one_kind_name_type_and_meaning() {
     assert!(facts_doc::reference(Some("dedup")).is_err());
 }
 
+#[test]
+fn every_connector_table_follows_the_connector_file_schema() {
+    let validator = support::schema::validator("docs/connector-file.schema.json");
+    let mut checked = 0;
+    for entry in std::fs::read_dir("rules/connectors").expect("rules/connectors/") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let value: Value = serde_saphyr::from_str(&text).expect("YAML");
+        support::schema::assert_follows(&validator, &value, &path.display().to_string());
+        checked += 1;
+    }
+    assert!(checked >= 9, "a table per documented connector");
+}
+
 fn rule_file_schema() -> jsonschema::Validator {
     support::schema::validator("docs/rule-file.schema.json")
 }
@@ -45,7 +59,8 @@ fn every_rule_file_follows_the_rule_file_schema() {
             std::fs::read_dir(profile.expect("entry").path()).expect("a profile folder")
         })
         .map(|entry| entry.expect("entry").path())
-        .filter(|path| path.file_name().is_some_and(|n| n != "profile.yaml"));
+        .filter(|path| path.file_name().is_some_and(|n| n != "profile.yaml"))
+        .filter(|path| !path.starts_with("rules/connectors"));
     for path in files {
         let text = std::fs::read_to_string(&path).expect("readable");
         let value: Value = serde_saphyr::from_str(&text).expect("YAML");

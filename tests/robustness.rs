@@ -71,8 +71,27 @@ fn flattened(text: &str) -> String {
 }
 
 fn flink_compat(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    run_binary(
+        Command::new(env!("CARGO_BIN_EXE_flink-compat")),
+        args,
+        stdin,
+    )
+}
+
+/// The binary under an address-space limit (`ulimit -v`, in KiB).
+fn flink_compat_limited(kib: u64, args: &[&str]) -> Run {
+    let mut shell = Command::new("sh");
+    shell.args([
+        "-c",
+        &format!("ulimit -v {kib} && exec \"$0\" \"$@\""),
+        env!("CARGO_BIN_EXE_flink-compat"),
+    ]);
+    run_binary(shell, args, None)
+}
+
+fn run_binary(mut command: Command, args: &[&str], stdin: Option<&[u8]>) -> Run {
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flink-compat"))
+    let mut child = command
         .args(args)
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -376,7 +395,9 @@ fn a_thousand_query_deployment_gets_a_verdict_in_time() {
     let old = write(&dir, "old.sql", old);
     let new = write(&dir, "new.sql", new);
     let run = flink_compat(&["check", &old, &new, "--format", "json"], None);
-    assert_eq!(run.verdict(), "partially_compatible");
+    // An aggregate added to every tenth query: many items of one deployment change at once,
+    // which VVR's per-deployment check calls unknown.
+    assert_eq!(run.verdict(), "unknown");
 }
 
 #[test]
@@ -394,6 +415,38 @@ fn a_very_long_line_with_non_ascii_text_is_read_in_time() {
     let file = write(&dir, "line.sql", sql);
     let verdict = flink_compat(&["check", &file, &file, "--format", "json"], None).verdict();
     assert_eq!(verdict, "fully_compatible");
+}
+
+/// A resource the machine refuses is an error like any other: exit 2, and with `--format
+/// json` one JSON error object (kind `resource`), never plain text or an abort.
+fn refused_resource(run: &Run, message: &str) {
+    assert_eq!(run.code, 2, "{}", run.output());
+    let error: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON object");
+    assert_eq!(error["error"]["kind"], "resource", "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(message)),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_planner_stack_that_cannot_be_reserved_is_a_json_error() {
+    // Less address space than the planner's 1 GiB stack.
+    let run = flink_compat_limited(1_000_000, &["check", EXAMPLE, EXAMPLE, "--format", "json"]);
+    refused_resource(&run, "cannot reserve the planner's stack");
+}
+
+#[test]
+fn running_out_of_memory_is_a_json_error() {
+    let dir = scratch("out_of_memory");
+    let (old, new) = support::deployment::pair(10_000);
+    let old = write(&dir, "old.sql", old);
+    let new = write(&dir, "new.sql", new);
+    // The stack fits, the two plans do not.
+    let run = flink_compat_limited(1_400_000, &["check", &old, &new, "--format", "json"]);
+    refused_resource(&run, "out of memory");
 }
 
 fn rule(id: &str, when: &str) -> String {

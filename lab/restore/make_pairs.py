@@ -59,7 +59,7 @@ def printed_judge(judge: dict, old_outputs: str, new_outputs: str) -> dict:
     old_at = [order.index(c) for c in sink_columns(old_outputs)]
     new_at = [order.index(c) for c in sink_columns(new_outputs)]
     out = dict(judge)
-    for field in ("key", "aggregates"):
+    for field in ("key", "aggregates", "stamps"):
         if field in out:
             out[field] = [new_at[i] for i in out[field]]
     if "old_key" in out:
@@ -339,6 +339,210 @@ pairs += [
        dedup("a, b, c", where=" WHERE d > 1"), dict(FIRST, state_meaning="changed")),
     dd("dedup-input-filter-ignored", "Keep first row: WHERE d > 1 with ignore-filter set", "a INT, b INT, c INT",
        dedup("a, b, c", where=" WHERE d > 1"), dict(FIRST, state_meaning="changed"), sets=FILTER_SET, note=IGNORE_FILTER_NOTE),
+]
+
+
+# Families the profile assumed until measured -------------------------------------------------------
+# Joins and Top-N read two datagen tables without a watermark (a regular join keeps no time
+# attribute), whose ts is the row's creation time: printed in ws / we, it tells a row restored from
+# state (created before the new job was submitted) from a new one.
+PLAIN = """CREATE TABLE {name} (
+  a INT, b INT, c INT, d INT, e INT, f BIGINT,
+  pt AS PROCTIME(),
+  ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3))
+) WITH (
+  'connector' = 'datagen', 'rows-per-second' = '{rate}',
+  'fields.a.min' = '1', 'fields.a.max' = '3',
+  'fields.b.min' = '100', 'fields.b.max' = '199',
+  'fields.c.min' = '10000', 'fields.c.max' = '19999',
+  'fields.d.min' = '1', 'fields.d.max' = '3', 'fields.d.null-rate' = '0.3',
+  'fields.e.min' = '10', 'fields.e.max' = '12',
+  'fields.f.min' = '100', 'fields.f.max' = '199'
+);
+"""
+TWO = PLAIN.format(name="L", rate=2) + PLAIN.format(name="R", rate=2)
+
+
+def plain_script(outputs: str, query: str, sets: str = "", tables: str = TWO) -> str:
+    return f"{sets}{tables}{SINK}INSERT INTO Sink ({', '.join(sink_columns(outputs))})\n{query.strip()};\n"
+
+
+def stamped(pid, title, old_outputs, old_query, new_outputs, new_query, judge, *, rule=None, tables=TWO, lab=None, **extra):
+    return dict(id=pid, title=title, rule=rule or pid, old=plain_script(old_outputs, old_query, tables=tables),
+                new=plain_script(new_outputs, new_query, tables=tables),
+                judge=printed_judge(dict(judge, method="stamped"), old_outputs, new_outputs),
+                lab=lab or dict(old_seconds=14, new_seconds=10), **extra)
+
+
+J_OUT = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT"
+J_SEL = "l.a, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c"
+J_OLD = f"SELECT {J_SEL} FROM L l JOIN R r ON l.a = r.a"
+STAMPS = dict(key=[0], stamps=[1, 2])
+pairs += [
+    stamped("join-input-schema-changed", "Regular join: r.d selected as well (the right side's stored rows gain a column)",
+            J_OUT, J_OLD, J_OUT + ", d INT", f"SELECT {J_SEL}, r.d FROM L l JOIN R r ON l.a = r.a", STAMPS),
+    stamped("join-condition-changed", "Regular join: ON l.a = r.a becomes ON l.d = r.d (same type, overlapping values)",
+            J_OUT, J_OLD, "d INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT",
+            f"SELECT l.d, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c FROM L l JOIN R r ON l.d = r.d",
+            dict(STAMPS, state_meaning="changed")),
+    stamped("join-input-filter-changed", "Regular join: WHERE l.d > 1 added (pushed into the left input)",
+            J_OUT, J_OLD, J_OUT, f"SELECT {J_SEL} FROM L l JOIN R r ON l.a = r.a WHERE l.d > 1",
+            dict(STAMPS, state_meaning="changed"),
+            note="restored left rows were kept without the filter: they join new right rows although the new query drops them"),
+    stamped("join-type-changed", "Regular join: INNER JOIN becomes LEFT JOIN", J_OUT, J_OLD, J_OUT,
+            f"SELECT {J_SEL} FROM L l LEFT JOIN R r ON l.a = r.a", STAMPS),
+]
+
+IJ_OUT = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT"
+
+
+def ij(bound: int) -> str:
+    interval = f"INTERVAL '{bound // 60}' MINUTE" if bound % 60 == 0 else f"INTERVAL '{bound}' SECOND"
+    return f"SELECT {J_SEL} FROM L l JOIN R r ON l.a = r.a AND l.pt BETWEEN r.pt - {interval} AND r.pt"
+
+
+pairs += [
+    # The new job's first rows come a minute or more after the savepoint on a loaded machine: the
+    # narrowed bound must still reach the restored rows.
+    stamped("interval-join-bounds-narrowed", "Interval join (processing time): bound 5 minutes becomes 2 minutes",
+            IJ_OUT, ij(300), IJ_OUT, ij(120), dict(STAMPS, bounds=[300, 120]), rule="interval-join-bounds-narrowed",
+            lab=dict(old_seconds=30, new_seconds=12)),
+    stamped("interval-join-bounds-widened", "Interval join (processing time): bound 6 s becomes 20 s",
+            IJ_OUT, ij(6), IJ_OUT, ij(20), dict(STAMPS, bounds=[6, 20]), rule="interval-join-bounds-changed",
+            lab=dict(old_seconds=30, new_seconds=12)),
+]
+
+ONE = PLAIN.format(name="L", rate=5)
+T_OUT = "a INT, ws TIMESTAMP(3), b INT, c INT"
+
+
+def topn(n=3, order="b DESC", fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c"):
+    return (f"SELECT {fields} FROM (\n  SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY {order}) AS rk\n  FROM L)\n"
+            f"WHERE rk <= {n}")
+
+
+TOPN = dict(key=[0], stamps=[1], top_n=True)
+pairs += [
+    stamped("topn-range-changed", "Top-N: rk <= 3 becomes rk <= 5", T_OUT, topn(), T_OUT, topn(5),
+            dict(TOPN, state_meaning="changed"), tables=ONE, lab=dict(old_seconds=12, new_seconds=14),
+            note="an append-only Top-N keeps only the top N rows per key (AppendOnlyTopNFunction drops the rest from "
+                 "its buffer): ranks 4 and 5 of the rows before the restart are lost, whatever the input order"),
+    stamped("topn-range-narrowed", "Top-N: rk <= 5 becomes rk <= 3", T_OUT, topn(5), T_OUT, topn(3),
+            dict(TOPN, state_meaning="changed"), rule="topn-range-changed", tables=ONE, lab=dict(old_seconds=12, new_seconds=14),
+            note="the old job emitted ranks 4 and 5, which the new job retracts only when a new row displaces them "
+                 "from its restored buffer of 5 rows: the sink keeps rows the new query excludes"),
+    stamped("topn-order-changed", "Top-N: ORDER BY b DESC becomes ORDER BY c DESC", T_OUT, topn(), T_OUT,
+            topn(order="c DESC"), dict(TOPN, state_meaning="changed"), tables=ONE, lab=dict(old_seconds=12, new_seconds=14)),
+    stamped("topn-fields-changed", "Top-N: d selected as well", T_OUT, topn(), T_OUT + ", d INT",
+            topn(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d"), TOPN, tables=ONE,
+            lab=dict(old_seconds=12, new_seconds=14)),
+]
+
+
+# Window TVF aggregate (processing time) and window Top-N (event time: Flink has no processing-time
+# window Top-N), 5 s tumbling windows
+def tvf(size="5", time="pt"):
+    return f"TABLE(TUMBLE(TABLE MyTable, DESCRIPTOR({time}), INTERVAL '{size}' SECOND))"
+
+
+WA_OUT = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), cnt BIGINT, total INT"
+WA_OLD = f"SELECT a, window_start AS ws, window_end AS we, COUNT(*), SUM(b) FROM {tvf()} GROUP BY a, window_start, window_end"
+
+
+def wa(pid, title, new_outputs, new_query, judge, *, old_outputs=WA_OUT, old_query=WA_OLD, lab=WLAB, rule=None, **extra):
+    return dict(id=pid, title=title, rule=rule or pid, old=script(old_outputs, old_query), new=script(new_outputs, new_query),
+                judge=printed_judge(judge, old_outputs, new_outputs), lab=lab, **extra)
+
+
+def wtopn(n):
+    return (f"SELECT a, ws, we, b FROM (\n  SELECT a, window_start AS ws, window_end AS we, b,\n"
+            f"    ROW_NUMBER() OVER (PARTITION BY window_start, window_end, a ORDER BY b DESC) AS rn\n  FROM {tvf(time='ts')})\n"
+            f"WHERE rn <= {n}")
+
+
+WT_OUT = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT"
+pairs += [
+    wa("wa-aggregate-added", "Window TVF: MAX(d) added beside COUNT(*), SUM(b)", WA_OUT + ", mx INT",
+       f"SELECT a, window_start AS ws, window_end AS we, COUNT(*), SUM(b), MAX(d) FROM {tvf()} GROUP BY a, window_start, window_end",
+       dict(WINDOW, same={3: 3, 4: 4})),
+    wa("wa-window-size-changed", "Window TVF: TUMBLE 10 s becomes TUMBLE 20 s", WA_OUT,
+       WA_OLD.replace("'5'", "'20'"), dict(WINDOW, state_meaning="changed"), old_query=WA_OLD.replace("'5'", "'10'"),
+       lab=dict(old_seconds=15, pause_seconds=11, new_seconds=24, align_stop=[10, 5]),
+       note="the window TVF aggregate stores slices: a restored 10 s slice fires as a 20 s window of the new size, "
+            "without the rows of its first half (fired by the old job as a 10 s window)"),
+    wa("wtopn-range-changed", "Window Top-N: rn <= 2 becomes rn <= 4", WT_OUT, wtopn(4),
+       dict(method="window", key=[0], window_start=1, window_end=2, same={3: 3}, top_n=[2, 4]), old_outputs=WT_OUT,
+       old_query=wtopn(2)),
+    wa("wtopn-range-narrowed", "Window Top-N: rn <= 4 becomes rn <= 2", WT_OUT, wtopn(2),
+       dict(method="window", key=[0], window_start=1, window_end=2, same={3: 3}, top_n=[4, 2]), old_outputs=WT_OUT,
+       old_query=wtopn(4), rule="wtopn-range-changed"),
+]
+
+# UNION ALL and source tables (group aggregate above them)
+OTHER = PLAIN.format(name="Other", rate=5)
+pairs += [
+    dict(id="union-input-added", title="UNION ALL: a second source added beneath GROUP BY a", rule="query-union-input-changed",
+         old=script(GA_SINK, GA_OLD, OTHER),
+         new=script(GA_SINK, "SELECT a, COUNT(*), SUM(b) FROM (\n  SELECT a, b FROM MyTable\n  UNION ALL\n"
+                             "  SELECT a, b FROM Other)\nGROUP BY a", OTHER),
+         judge=printed_judge(dict(CHANGELOG, state_meaning="changed"), GA_SINK, GA_SINK),
+         note="restored totals lack the added input's rows from before the restart"),
+    dict(id="source-unread-column-added", title="Source: column g added, not read by the query", rule="source-unread-column-changed",
+         old=script(GA_SINK, GA_OLD),
+         new=script(GA_SINK, GA_OLD).replace("f BIGINT,\n", "f BIGINT, g INT,\n"),
+         judge=printed_judge(dict(CHANGELOG, same={1: 1, 2: 2}), GA_SINK, GA_SINK)),
+]
+
+# Statement sets. With ALWAYS uids each job is compiled and run in its own JVM (as separate
+# deployments are): the uids number the plan's nodes with a counter that lives as long as the JVM.
+# Generated ids (PLAN_ONLY) hash the stream graph alone, so those pairs share the lab's JVM. Q_A groups by a (keys 1..3), Q_E by e (keys 10..12): the
+# judge reads each query's keys apart.
+Q_A = "INSERT INTO Sink (k1, v1, v2) SELECT a, COUNT(*), SUM(b) FROM MyTable GROUP BY a;"
+Q_E = "INSERT INTO Sink (k1, v1, v2) SELECT e, COUNT(*), SUM(b) FROM MyTable GROUP BY e;"
+Q_OTHER = "INSERT INTO Sink (k1, v1, v2) SELECT e, COUNT(*), SUM(b) FROM Other GROUP BY e;"
+Q_STATELESS = "INSERT INTO Sink (k1, v1) SELECT e, f FROM Other WHERE b < 0;"
+IGNORE = "SET 'execution.state-recovery.ignore-unclaimed-state' = 'true';\n"
+ALWAYS = "SET 'table.exec.uid.generation' = 'ALWAYS';\n"
+
+
+def statement_set(*inserts: str, sets: str = "", tables: str = "") -> str:
+    body = "\n".join(f"  {i}" for i in inserts)
+    return f"{sets}{SOURCE}{tables}{SINK}EXECUTE STATEMENT SET BEGIN\n{body}\nEND;\n"
+
+
+def ss(pid, title, old, new, *, keys=(1, 3), rule, sets="", old_sets=None, tables="", **extra):
+    judge = dict(method="changelog", key=[K1], same={V1: V1, V2: V2}, only_keys=list(keys))
+    return dict(id=pid, title=title, rule=rule,
+                old=statement_set(*old, sets=sets if old_sets is None else old_sets, tables=tables),
+                new=statement_set(*new, sets=sets, tables=tables), judge=judge,
+                lab=dict(own_jvm=True) if ALWAYS in sets else {}, **extra)
+
+
+pairs += [
+    ss("ss-query-removed", "Statement set: the second of two INSERTs sharing a source removed", [Q_A, Q_E], [Q_A],
+       rule="query-removed"),
+    ss("ss-query-removed-ignore-unclaimed", "Statement set: an INSERT sharing the source removed, ignore-unclaimed-state",
+       [Q_A, Q_E], [Q_A], sets=IGNORE, rule="query-removed-unclaimed-state-ignored"),
+    ss("ss-query-added", "Statement set: an INSERT reading the same source added", [Q_A], [Q_A, Q_E], rule="query-added-stateful"),
+    ss("ss-query-added-ignore-unclaimed", "Statement set: an INSERT reading the same source added, ignore-unclaimed-state",
+       [Q_A], [Q_A, Q_E], sets=IGNORE, rule="query-added-stateful"),
+    ss("ss-other-source-query-added-ignore-unclaimed",
+       "Statement set: an INSERT reading another source added, ignore-unclaimed-state", [Q_A], [Q_A, Q_OTHER],
+       sets=IGNORE, tables=OTHER, rule="query-added-stateful"),
+    ss("ss-other-source-query-removed-ignore-unclaimed",
+       "Statement set: an INSERT reading another source removed, ignore-unclaimed-state", [Q_A, Q_OTHER], [Q_A],
+       sets=IGNORE, tables=OTHER, rule="query-removed-unclaimed-state-ignored"),
+    ss("ss-stateless-query-added", "Statement set: a stateless INSERT reading another source added", [Q_A],
+       [Q_A, Q_STATELESS], tables=OTHER, rule="query-added-stateless"),
+    ss("ss-always-query-removed", "Statement set, ALWAYS uids: the second INSERT removed", [Q_A, Q_E], [Q_A],
+       sets=ALWAYS, rule="query-removed"),
+    ss("ss-always-query-removed-ignore-unclaimed", "Statement set, ALWAYS uids: the second INSERT removed, ignore-unclaimed-state",
+       [Q_A, Q_E], [Q_A], sets=ALWAYS + IGNORE, old_sets=ALWAYS, rule="query-removed-unclaimed-state-ignored"),
+    ss("ss-always-first-query-removed-ignore-unclaimed",
+       "Statement set, ALWAYS uids: the first INSERT removed, ignore-unclaimed-state", [Q_A, Q_E], [Q_E], keys=(10, 12),
+       sets=ALWAYS + IGNORE, old_sets=ALWAYS, rule="query-removed-unclaimed-state-ignored"),
+    ss("ss-always-query-added", "Statement set, ALWAYS uids: an INSERT added after the existing one", [Q_A], [Q_A, Q_E],
+       sets=ALWAYS, rule="query-added-stateful"),
 ]
 
 

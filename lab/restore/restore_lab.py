@@ -6,8 +6,9 @@ savepoint, run the new job once more without state, and record what open-source 
     python restore_lab.py judge [PAIR_ID ...]    judge again from the raw logs of earlier runs
     python restore_lab.py check                  check that every pair parses with flink-compat
 
-See README.md for what the outcomes mean. Each job runs in its own Python process (and so its own
-JVM with a local MiniCluster), as separate deployments would.
+See README.md for what the outcomes mean. The pairs run in one child process (one JVM, a local
+MiniCluster per job); a pair with `own_jvm` runs each job in a process (and JVM) of its own, as
+separate deployments would.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ PAIRS = LAB / "pairs"
 RUNS = LAB / "runs"
 OBSERVATIONS = LAB / "observations"
 PIPELINE_NAME = "restore-lab"
+SAVEPOINT_ATTEMPTS = 24
+# LAB_TIME_SCALE=2 runs every job twice as long: on a loaded machine tasks start late, and a job
+# stopped before its tasks ran has nothing to show (window pairs' pauses are not scaled).
+TIME_SCALE = float(os.environ.get("LAB_TIME_SCALE", "1"))
 OUTCOMES = ("restore_fails", "state_reused", "silently_wrong", "state_dropped", "cannot_tell")
 
 
@@ -109,11 +114,25 @@ def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint
         conf.set("execution.state-recovery.path", restore)
 
     result = None
+    statement_set = None
     try:
         for statement in split_statements(script):
             m = SET_RE.match(statement)
             if m:
                 conf.set(m.group(1), m.group(2))
+                continue
+            head = " ".join(statement.upper().split()[:4])
+            if head in ("EXECUTE STATEMENT SET BEGIN", "BEGIN STATEMENT SET") or head.startswith("BEGIN STATEMENT SET"):
+                statement_set = t_env.create_statement_set()
+                rest = statement.split("BEGIN", 1)[1].strip() if head.startswith("EXECUTE") else ""
+                if rest:
+                    statement_set.add_insert_sql(rest)
+                continue
+            if statement_set is not None:
+                if statement.upper() == "END":
+                    result, statement_set = statement_set.execute(), None
+                else:
+                    statement_set.add_insert_sql(statement)
                 continue
             r = t_env.execute_sql(statement)
             if statement.upper().startswith(("INSERT", "EXECUTE")):
@@ -153,7 +172,17 @@ def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint
             time.sleep((offset - time.time() % size) % size)
         jvm = get_gateway().jvm
         canonical = jvm.org.apache.flink.core.execution.SavepointFormatType.CANONICAL
-        path = client._j_job_client.stopWithSavepoint(False, savepoint_dir, canonical).get()
+        # On a loaded machine a job is RUNNING before its tasks are: the savepoint is refused
+        # ("Checkpoint triggering task ... is not being executed") until they run. Try again.
+        for attempt in range(SAVEPOINT_ATTEMPTS):
+            try:
+                path = client._j_job_client.stopWithSavepoint(False, savepoint_dir, canonical).get()
+                break
+            except Exception as error:
+                if "CheckpointException" not in str(error) or attempt == SAVEPOINT_ATTEMPTS - 1:
+                    raise
+                mark("RETRY", "savepoint", f"{time.time():.3f}")
+                time.sleep(5)
         mark("SAVEPOINT", path, f"{time.time():.3f}")
     else:
         client.cancel().result()
@@ -162,22 +191,43 @@ def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint
 
 def run_phases(args: argparse.Namespace) -> int:
     """The three jobs of each pair, one pair after the other, in this process (one JVM; each job
-    gets its own MiniCluster, and the new job sees the old one only through the savepoint)."""
+    gets its own MiniCluster, and the new job sees the old one only through the savepoint). A pair
+    with `own_jvm` runs each job in a JVM of its own, as separate deployments would: generated
+    operator uids (table.exec.uid.generation ALWAYS) number the plan's nodes with a counter that
+    lives as long as the JVM."""
     for run_dir in map(Path, args.run_dirs):
         lab = json.loads((run_dir / "lab.json").read_text())
+        job = run_job_in_own_jvm if lab.get("own_jvm") else run_job
         mark("PAIR", run_dir.name)
         mark("PHASE", "old")
-        run_job((run_dir / "old.sql").read_text(), lab.get("old_seconds", 12), None,
-                f"file://{run_dir / 'savepoints'}", lab.get("align_stop"))
+        job((run_dir / "old.sql").read_text(), lab.get("old_seconds", 12) * TIME_SCALE, None,
+            f"file://{run_dir / 'savepoints'}", lab.get("align_stop"))
         savepoints = sorted((run_dir / "savepoints").glob("savepoint-*"))
         if savepoints:
             time.sleep(lab.get("pause_seconds", 0))
             mark("PHASE", "new")
-            run_job((run_dir / "new.sql").read_text(), lab.get("new_seconds", 10),
-                    f"file://{savepoints[-1]}", None)
+            job((run_dir / "new.sql").read_text(), lab.get("new_seconds", 10) * TIME_SCALE, f"file://{savepoints[-1]}",
+                None)
         mark("PHASE", "baseline")
-        run_job((run_dir / "new.sql").read_text(), lab.get("new_seconds", 10), None, None)
+        job((run_dir / "new.sql").read_text(), lab.get("new_seconds", 10) * TIME_SCALE, None, None)
         mark("DONE", run_dir.name)
+    return 0
+
+
+def run_job_in_own_jvm(script: str, seconds: float, restore: str | None, savepoint_dir: str | None,
+                       align_stop: list | None = None) -> None:
+    """run_job in a child process (its own JVM); its output joins this process's."""
+    spec = json.dumps(dict(script=script, seconds=seconds, restore=restore, savepoint_dir=savepoint_dir,
+                           align_stop=align_stop))
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "job", spec], stdout=subprocess.PIPE,
+                          text=True)
+    sys.stdout.write(done.stdout)
+    sys.stdout.flush()
+
+
+def run_one_job(args: argparse.Namespace) -> int:
+    spec = json.loads(args.spec)
+    run_job(spec["script"], spec["seconds"], spec["restore"], spec["savepoint_dir"], spec["align_stop"])
     return 0
 
 
@@ -370,14 +420,23 @@ def keys_out_of_range(spec: dict, rows: list[dict]) -> list[str]:
     return problems
 
 
+def keys_in_range(spec: dict, by_key: dict) -> dict:
+    """`only_keys: [low, high]`: the keys of the query the pair is about (in a statement set, each
+    query has its own key range)."""
+    if "only_keys" not in spec:
+        return by_key
+    low, high = spec["only_keys"]
+    return {k: v for k, v in by_key.items() if all(numeric(x) and low <= x <= high for x in k)}
+
+
 def judge_changelog(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, list]:
     """Group aggregates, keep-last deduplication: the first message for a key after restore is a
     retraction (-U/-D, carrying the restored result) if state was found for it, +I if not."""
     key, old_key = spec["key"], spec.get("old_key", spec["key"])
     same = {int(k): v for k, v in spec.get("same", {}).items()}
     same_meaning = spec.get("state_meaning", "same") == "same"
-    old_last = last_rows_by_key(old["rows"], old_key)
-    firsts = first_rows_by_key(new["rows"], key)
+    old_last = keys_in_range(spec, last_rows_by_key(old["rows"], old_key))
+    firsts = keys_in_range(spec, first_rows_by_key(new["rows"], key))
     found, missing, wrong, ok = [], [], [], []
     wrong += keys_out_of_range(spec, new["rows"])
     for k, row in firsts.items():
@@ -410,7 +469,7 @@ def judge_changelog(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, 
             ok.append(k)
     # A key the baseline emits but the new job never does: its restored result absorbed every new
     # row (e.g. a MAX continuing from an old SUM never changes, so nothing is emitted).
-    base_keys = {key_of(r["values"], key) for r in base["rows"]}
+    base_keys = set(keys_in_range(spec, {key_of(r["values"], key): r for r in base["rows"]}))
     value_columns = {j for r in base["rows"] for j, v in enumerate(r["values"]) if v is not None and j not in key}
     for k in sorted((set(old_last) & base_keys) - set(firsts), key=str):
         found.append(k)
@@ -482,6 +541,7 @@ def judge_window(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str
                 problems.append(f"column {j} (new meaning) computed from the old window's state")
             continue
     problems += swapped_columns(restored, base["rows"], [j for j in value_columns if j in same])
+    problems += top_n_problems(spec, restored)
     evidence = [r["text"] for r in restored[:3]]
     if problems:
         return "silently_wrong", "; ".join(dict.fromkeys(problems)), evidence
@@ -517,7 +577,69 @@ def judge_rows(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, 
     return "state_reused", f"{len(carried)} keys continued counting rows from before the restart", evidence
 
 
-JUDGES = {"changelog": judge_changelog, "first_row": judge_first_row, "window": judge_window, "rows": judge_rows}
+def top_n_problems(spec: dict, restored: list[dict]) -> list[str]:
+    """Window Top-N, `top_n: [old N, new N]`: a restored window emits its rows per key from the
+    saved state; at most old N of them when the state kept only the old top N."""
+    if "top_n" not in spec:
+        return []
+    old_n, new_n = spec["top_n"]
+    per_window: dict = {}
+    for r in restored:
+        k = (key_of(r["values"], spec["key"]), r["values"][spec["window_end"]])
+        per_window[k] = per_window.get(k, 0) + (1 if r["kind"] in ("+I", "+U") else 0)
+    most = max(per_window.values(), default=0)
+    if most > new_n:
+        return [f"a restored window emitted {most} rows for one key, more than the new N {new_n}"]
+    if new_n > old_n and most <= old_n:
+        return [f"restored windows emitted at most {most} rows per key: the state kept only the old top {old_n}, "
+                f"the new query asks for {new_n}"]
+    return []
+
+
+def judge_stamped(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, list]:
+    """Joins and Top-N: `stamps` are the printed creation times of the rows an output row is made
+    of; an output row with a stamp from before the new job was submitted was built from state."""
+    stamps = spec["stamps"]
+    started = new["submitted"]
+    if not base["rows"]:
+        raise Verdict("cannot_tell", "the baseline emitted nothing")
+
+    def oldest(row: dict) -> float | None:
+        times = [row["values"][j] for j in stamps if numeric(row["values"][j])]
+        return min(times) if times else None
+
+    restored = [r for r in new["rows"] if oldest(r) is not None and oldest(r) < started - 0.5]
+    evidence = [r["text"] for r in restored[:3]]
+    if not restored:
+        if spec.get("top_n"):
+            inserted = sum(1 for r in new["rows"] if r["kind"] == "+I")
+            base_inserted = sum(1 for r in base["rows"] if r["kind"] == "+I")
+            if inserted * 2 < base_inserted:
+                why = (f"no row from before the restart shown, but the new job emitted {inserted} rows where the "
+                       f"baseline emitted {base_inserted}: the ranks were filled from state")
+                if spec.get("state_meaning", "same") != "same":
+                    return "silently_wrong", f"{why}, saved under another meaning", []
+                return "cannot_tell", why, []
+        return "state_dropped", "no output row is built from a row created before the restart", []
+    if spec.get("state_meaning", "same") != "same":
+        return "silently_wrong", f"{len(restored)} output rows built from rows saved under another meaning", evidence
+    if "bounds" in spec:
+        old_bound, new_bound = spec["bounds"]
+        ages = [abs(r["values"][stamps[0]] - r["values"][stamps[1]]) for r in restored]
+        if new_bound < old_bound and max(ages) > new_bound + 1:
+            return "silently_wrong", f"restored rows joined {max(ages):.1f} s apart, beyond the new bound {new_bound} s", evidence
+        if new_bound > old_bound:
+            stop = max(oldest(r) or 0 for r in old["rows"])
+            reach = stop - min(oldest(r) for r in restored)
+            if reach < old_bound + 2:
+                return ("silently_wrong", f"the restored rows reach back only {reach:.1f} s before the savepoint: rows older "
+                        f"than the old bound {old_bound} s were cleaned, the new bound {new_bound} s needs them", evidence)
+        return ("state_reused", f"{len(restored)} output rows built from restored rows, ages "
+                f"{min(ages):.1f}..{max(ages):.1f} s within the new bound", evidence)
+    return "state_reused", f"{len(restored)} output rows built from restored rows", evidence
+
+
+JUDGES = {"stamped": judge_stamped, "changelog": judge_changelog, "first_row": judge_first_row, "window": judge_window, "rows": judge_rows}
 
 
 def observe(pair_id: str) -> dict:
@@ -635,9 +757,13 @@ def main() -> int:
         p.add_argument("ids", nargs="*")
     phases = sub.add_parser("phases", help="internal: run the jobs of one pair in this process")
     phases.add_argument("run_dirs", nargs="+")
+    job = sub.add_parser("job", help="internal: run one job in this process (JSON spec)")
+    job.add_argument("spec")
     args = parser.parse_args()
     if args.command == "phases":
         return run_phases(args)
+    if args.command == "job":
+        return run_one_job(args)
     ids = pair_ids(args.ids)
     if args.command == "check":
         return check_pairs(ids)

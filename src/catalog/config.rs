@@ -182,40 +182,42 @@ mod tests {
     }
 }
 
-/// Keys whose change cannot affect how state is laid out or restored, or that other facts
-/// judge already (early/late fire, the state-compatibility switches, the engine version).
-fn state_neutral(key: &str) -> bool {
-    const NEUTRAL: &[&str] = &[
-        "pipeline.name",
-        "parallelism.default",
-        "table.exec.resource.default-parallelism",
-        "state.backend.type",
-        "engine.version",
-    ];
-    const PREFIXES: &[&str] = &[
-        "table.exec.emit.",
-        "table.optimizer.state-compatibility.",
-        "execution.checkpointing.",
-        "execution.state-recovery.",
-        "execution.savepoint.",
-    ];
-    NEUTRAL.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p))
+/// Whether the tool knows the key (a key of Flink it has a default or a meaning for).
+pub fn is_known(key: &str) -> bool {
+    KNOWN_KEYS.iter().any(|(k, _)| *k == key)
 }
 
-/// The configuration keys whose value in force differs between two jobs, except those that
-/// cannot change state (sorted).
-pub fn changed_keys(old: &Config, new: &Config) -> Vec<String> {
-    let mut keys: Vec<String> = old
-        .values
-        .keys()
-        .chain(new.values.keys())
-        // A mistyped key is read as the key it evidently means (the script gets a warning).
-        .filter(|k| !state_neutral(likely_typo(k).unwrap_or(k)) && old.get(k) != new.get(k))
-        .cloned()
-        .collect();
+/// One configuration key whose value in force differs between two jobs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyChange {
+    /// The key as written, or the known key a mistyped one evidently means.
+    pub key: String,
+    pub written: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// Every configuration key whose value in force differs between two jobs (sorted). Which of
+/// them change nothing is for the rules to say (`config_key` rules).
+pub fn changes(old: &Config, new: &Config) -> Vec<KeyChange> {
+    let mut keys: Vec<&String> = old.values.keys().chain(new.values.keys()).collect();
     keys.sort();
     keys.dedup();
-    keys
+    keys.into_iter()
+        .filter(|k| old.get(k) != new.get(k))
+        .map(|k| KeyChange {
+            // A mistyped key is read as the key it evidently means (the script gets a warning).
+            key: likely_typo(k).unwrap_or(k).to_string(),
+            written: k.clone(),
+            old: old.get(k).map(str::to_string),
+            new: new.get(k).map(str::to_string),
+        })
+        .collect()
+}
+
+/// The keys of [`changes`], as written.
+pub fn changed_keys(old: &Config, new: &Config) -> Vec<String> {
+    changes(old, new).into_iter().map(|c| c.written).collect()
 }
 
 #[cfg(test)]
@@ -223,7 +225,7 @@ mod change_tests {
     use super::*;
 
     #[test]
-    fn only_effective_state_relevant_changes_count() {
+    fn only_effective_changes_count() {
         let mut old = Config::default();
         let mut new = Config::default();
         new.set(
@@ -232,10 +234,12 @@ mod change_tests {
             Origin::CommandLine,
         );
         new.set("pipeline.name", "renamed", Origin::CommandLine);
-        assert!(
-            changed_keys(&old, &new).is_empty(),
-            "explicit default and a neutral key"
+        assert_eq!(
+            changed_keys(&old, &new),
+            vec!["pipeline.name"],
+            "an explicit default is no change; a neutral key is one, for the rules to judge"
         );
+        new.reset(Some("pipeline.name"));
         old.set(
             "table.optimizer.distinct-agg.split.enabled",
             "true",

@@ -1,6 +1,8 @@
 //! The catalog a script builds: tables with their time attributes, views, functions, configuration.
 
 pub mod config;
+pub mod connectors;
+pub mod names;
 
 use crate::error::{Error, Result};
 use crate::notes::Notes;
@@ -9,6 +11,7 @@ use crate::sql::{
     ColumnKind, FunctionDef, Language, Script, Statement, StatementKind, TableDef, ViewDef,
 };
 use config::{Config, Origin};
+use names::NamePath;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -40,22 +43,32 @@ impl Table {
 
     /// The time attribute kind of a column: WATERMARK FOR x makes x rowtime, PROCTIME() proctime.
     pub fn time_kind(&self, column: &str) -> Option<TimeKind> {
-        if self
-            .def
-            .watermark
-            .as_ref()
-            .is_some_and(|w| w.column == column)
-        {
-            return Some(TimeKind::Rowtime);
-        }
         self.def
             .columns
             .iter()
             .find(|c| c.name == column)
-            .and_then(|c| match &c.kind {
-                ColumnKind::Computed { expr } if is_proctime_call(expr) => Some(TimeKind::Proctime),
-                _ => None,
-            })
+            .and_then(|c| self.time_kind_of(c))
+            .or_else(|| self.watermark_on(column).then_some(TimeKind::Rowtime))
+    }
+
+    /// The time attribute a declared column of this table is, if any.
+    pub fn time_kind_of(&self, column: &crate::sql::ColumnDef) -> Option<TimeKind> {
+        if self.watermark_on(&column.name) {
+            return Some(TimeKind::Rowtime);
+        }
+        match &column.kind {
+            ColumnKind::Computed { expr } if is_proctime_call(expr.as_ref()) => {
+                Some(TimeKind::Proctime)
+            }
+            _ => None,
+        }
+    }
+
+    fn watermark_on(&self, column: &str) -> bool {
+        self.def
+            .watermark
+            .as_ref()
+            .is_some_and(|w| w.column == column)
     }
 }
 
@@ -68,6 +81,9 @@ pub struct View {
     pub def: ViewDef,
     pub span: ByteSpan,
     pub hints: Vec<String>,
+    /// The catalog and database current where the view is declared: its query's names
+    /// resolve from there.
+    pub path: NamePath,
 }
 
 #[derive(Debug, Clone)]
@@ -85,6 +101,10 @@ impl Function {
 #[derive(Debug, Clone)]
 pub struct QueryStatement {
     pub sink: Option<crate::sql::Name>,
+    /// The sink's identity (its full path without the default parts).
+    pub sink_identity: Option<String>,
+    /// The catalog and database current at the statement: its names resolve from there.
+    pub path: NamePath,
     pub columns: Vec<String>,
     pub query: Box<sqlparser::ast::Query>,
     pub span: ByteSpan,
@@ -95,8 +115,11 @@ pub struct QueryStatement {
 
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
+    /// Tables and views by their identity (see [`names`]).
     pub tables: BTreeMap<String, Table>,
     pub views: BTreeMap<String, View>,
+    /// The current catalog and database (`USE CATALOG`, `USE`).
+    pub path: NamePath,
     /// Keyed by the uppercased name: function names are case-insensitive.
     pub functions: BTreeMap<String, Function>,
     pub config: Config,
@@ -148,7 +171,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             let def = with_like(file, catalog, *def)?;
             validate_table(file, &def)?;
             catalog.tables.insert(
-                def.name.last().to_string(),
+                catalog.path.identity(&def.name.parts),
                 Table {
                     def,
                     span: statement.span,
@@ -157,11 +180,12 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
         StatementKind::CreateView(def) => {
             catalog.views.insert(
-                def.name.last().to_string(),
+                catalog.path.identity(&def.name.parts),
                 View {
                     def,
                     span: statement.span,
                     hints: statement.hints,
+                    path: catalog.path.clone(),
                 },
             );
         }
@@ -181,6 +205,8 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Insert(insert) => {
             let ordinal = catalog.queries.len() + 1;
             catalog.queries.push(QueryStatement {
+                sink_identity: Some(catalog.path.identity(&insert.sink.parts)),
+                path: catalog.path.clone(),
                 sink: Some(insert.sink),
                 columns: insert.columns,
                 query: insert.query,
@@ -193,6 +219,8 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             let ordinal = catalog.queries.len() + 1;
             catalog.queries.push(QueryStatement {
                 sink: None,
+                sink_identity: None,
+                path: catalog.path.clone(),
                 columns: Vec::new(),
                 query,
                 span: statement.span,
@@ -205,6 +233,11 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 add(file, catalog, statement)?;
             }
         }
+        StatementKind::Use {
+            catalog: true,
+            name,
+        } => catalog.path.use_catalog(name.last()),
+        StatementKind::Use { name, .. } => catalog.path.use_database(&name.parts),
         StatementKind::Other { words } => {
             catalog.notes.warn(
                 format!("statement `{words} ...` is not modelled and was ignored"),
@@ -227,7 +260,7 @@ fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<
     if def.like_options {
         return Err(located("LIKE with its own options (INCLUDING / EXCLUDING / OVERWRITING) is not modelled: declare the columns instead"));
     }
-    let Some(base) = catalog.tables.get(like.last()) else {
+    let Some(base) = catalog.tables.get(&catalog.path.identity(&like.parts)) else {
         return Err(located(
             "LIKE a table the script does not declare: its columns are unknown",
         ));
@@ -266,8 +299,9 @@ fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {
             ));
         }
     }
-    for (i, column) in def.columns.iter().enumerate() {
-        if def.columns[..i].iter().any(|c| c.name == column.name) {
+    let mut declared = std::collections::HashSet::new();
+    for column in &def.columns {
+        if !declared.insert(column.name.as_str()) {
             return Err(Error::located(
                 "sql",
                 file,

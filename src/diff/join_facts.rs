@@ -39,6 +39,16 @@ pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> 
                 "the time bounds between the inputs' time attributes, normalized to `l BETWEEN r - INTERVAL .. AND r + INTERVAL ..` in the largest exact unit",
             ),
             ("time_kind", String, "rowtime or proctime"),
+            (
+                "lower_bound_ms",
+                Number,
+                "the lower bound of left time - right time, in ms (-60000 for `l BETWEEN r - INTERVAL '1' MINUTE AND r`)",
+            ),
+            (
+                "upper_bound_ms",
+                Number,
+                "the upper bound of left time - right time, in ms",
+            ),
         ]),
         OperatorKind::LookupJoin => facts.extend([
             ("lookup_table", String, "the dimension table looked up"),

@@ -1,11 +1,14 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod item_facts;
 pub mod join_facts;
 pub mod other_facts;
 pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
+pub mod topology;
+pub mod union_lineage;
 
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
@@ -16,6 +19,10 @@ pub struct QueryPair<'a> {
     pub new: Option<&'a QueryPlan>,
     pub operators: Vec<OperatorPair<'a>>,
     pub sources: Vec<OperatorPair<'a>>,
+    /// The other queries whose part of the job's stream graph changed (see [`topology`]).
+    pub topology_changed_elsewhere: Vec<String>,
+    /// Those of them translated before this query.
+    pub topology_changed_before: Vec<String>,
 }
 
 pub struct OperatorPair<'a> {
@@ -80,15 +87,23 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     take(&|o, n| o.sources.iter().any(|s| n.sources.contains(s)));
     pairs.extend(old_left.into_iter().flatten().map(|o| (Some(o), None)));
     pairs.extend(new_left.into_iter().flatten().map(|n| (None, Some(n))));
-    pairs
+    let mut pairs: Vec<QueryPair> = pairs
         .into_iter()
         .map(|(old, new)| QueryPair {
             old,
             new,
             operators: match_operators(old, new),
             sources: match_sources(old, new),
+            topology_changed_elsewhere: Vec::new(),
+            topology_changed_before: Vec::new(),
         })
-        .collect()
+        .collect();
+    let changes = topology::topology_changes(&pairs, old, new);
+    for ((pair, elsewhere), before) in pairs.iter_mut().zip(changes.elsewhere).zip(changes.before) {
+        pair.topology_changed_elsewhere = elsewhere;
+        pair.topology_changed_before = before;
+    }
+    pairs
 }
 
 fn operator_key(op: &Operator) -> String {
@@ -103,9 +118,7 @@ pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
     query
         .operators
         .iter()
-        .filter(|o| {
-            o.kind != OperatorKind::LookupJoin || o.facts.get("stateful") == Some(&json!(true))
-        })
+        .filter(|o| o.keeps_state())
         .map(operator_key)
         .collect()
 }
@@ -179,16 +192,43 @@ pub struct Job<'a> {
     pub config: Value,
     /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
     pub temporary_tables_changed: Vec<String>,
+    /// Each configuration key whose value in force differs, for the `config_key` rules.
+    pub config_items: Vec<crate::rules::items::Item>,
+    /// The items changed in the whole deployment (`query: item`): VVR counts "more than one
+    /// item changed" per deployment, not per query.
+    pub deployment_items: Vec<String>,
 }
 
 impl<'a> Job<'a> {
     pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
+        let config = config_facts(old, new);
         Job {
             old,
             new,
-            config: config_facts(old, new),
+            config_items: item_facts::config_items(old, new, &config),
+            config,
             temporary_tables_changed: temporary_tables_changed(old, new),
+            deployment_items: Vec::new(),
         }
+    }
+
+    /// The job of these query pairs, with the items changed across all of them.
+    pub fn of_pairs(old: &'a Plan, new: &'a Plan, pairs: &[QueryPair]) -> Job<'a> {
+        let mut job = Job::new(old, new);
+        job.deployment_items = pairs
+            .iter()
+            .flat_map(|pair| {
+                let name = pair
+                    .new
+                    .or(pair.old)
+                    .map(|q| q.name.clone())
+                    .unwrap_or_default();
+                changed_items(pair)
+                    .into_iter()
+                    .map(move |item| format!("{name}: {item}"))
+            })
+            .collect();
+        job
     }
 }
 
@@ -199,10 +239,13 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
         "ignore_unclaimed_state": config.is_true("execution.state-recovery.ignore-unclaimed-state")
             || config.is_true("execution.savepoint.ignore-unclaimed-state"),
+        "uid_generation": config.get("table.exec.uid.generation").unwrap_or("PLAN_ONLY").trim().to_uppercase(),
         "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
         "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
         "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
         "changed_functions": changed_functions(old, new),
+        "added_functions": added_functions(old, new),
+        "unused_tables_changed": unused_tables_changed(old, new),
     })
 }
 
@@ -233,17 +276,59 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// Functions declared in the old job and removed, or declared again with another class or language.
+/// Functions declared in the old job and removed, or declared again with another class,
+/// language or resources (`USING JAR`).
 fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
     old.catalog
         .functions
         .iter()
         .filter(|(name, f)| {
-            new.catalog
-                .functions
-                .get(*name)
-                .is_none_or(|g| g.def.class != f.def.class || g.def.language != f.def.language)
+            new.catalog.functions.get(*name).is_none_or(|g| {
+                g.def.class != f.def.class
+                    || g.def.language != f.def.language
+                    || g.def.resources != f.def.resources
+            })
         })
+        .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
+}
+
+/// Tables no query of either job reads or writes that were added, removed or declared
+/// otherwise.
+fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::plan::source_table::table_signature;
+    let used = |name: &str| {
+        [old, new].iter().any(|plan| {
+            plan.queries
+                .iter()
+                .any(|q| q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name))
+        })
+    };
+    let mut names: Vec<&String> = old
+        .catalog
+        .tables
+        .keys()
+        .chain(new.catalog.tables.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| !used(name))
+        .filter(|name| {
+            old.catalog.tables.get(*name).map(table_signature)
+                != new.catalog.tables.get(*name).map(table_signature)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Functions the new job declares and the old one did not.
+fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    new.catalog
+        .functions
+        .iter()
+        .filter(|(name, _)| !old.catalog.functions.contains_key(*name))
         .map(|(_, f)| f.def.name.last().to_string())
         .collect()
 }
@@ -251,12 +336,14 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.
 pub fn operator_facts(pair: &OperatorPair, job: &Job) -> Value {
     let empty = Map::new();
-    let old = pair.old.map(|o| &o.facts).unwrap_or(&empty);
-    let new = pair.new.map(|o| &o.facts).unwrap_or(&empty);
+    let (old, new) = union_lineage::align(
+        pair.old.map(|o| &o.facts).unwrap_or(&empty),
+        pair.new.map(|o| &o.facts).unwrap_or(&empty),
+    );
     let mut facts = Map::new();
-    facts.insert("old".into(), Value::Object(old.clone()));
-    facts.insert("new".into(), Value::Object(new.clone()));
-    add_relations(&mut facts, old, new);
+    add_relations(&mut facts, &old, &new);
+    facts.insert("old".into(), Value::Object(old));
+    facts.insert("new".into(), Value::Object(new));
     facts.insert("config".into(), job.config.clone());
     if pair.kind() == OperatorKind::Source {
         source_pair_facts(&mut facts, pair);
@@ -371,6 +458,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
             json!(q.and_then(|q| q.sink_options.clone())),
         );
         m.insert(
+            "insert_columns".into(),
+            json!(q.map(|q| q.insert_columns.clone()).unwrap_or_default()),
+        );
+        m.insert(
             "sink_columns".into(),
             json!(q.and_then(|q| q.sink_columns.clone()).unwrap_or_default()),
         );
@@ -388,7 +479,16 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     facts.insert("new".into(), Value::Object(new.clone()));
     add_relations(&mut facts, &old, &new);
     facts.insert("config".into(), job.config.clone());
-    facts.insert("changed_items".into(), json!(changed_items(pair)));
+    let own_items = changed_items(pair);
+    // The deployment's items matter to a query that changed one of them.
+    let deployment_items = if own_items.is_empty() {
+        Vec::new()
+    } else {
+        job.deployment_items.clone()
+    };
+    facts.insert("changed_items".into(), json!(own_items));
+    output_facts(&mut facts, pair);
+    facts.insert("deployment_changed_items".into(), json!(deployment_items));
     // Only a query whose sink table was deleted needs them (and a job may change thousands).
     let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
     let deleted_sink = pair.old.and_then(|q| q.sink.as_deref());
@@ -401,15 +501,50 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         Vec::new()
     };
     facts.insert("other_temporary_tables_changed".into(), json!(others));
+    facts.insert(
+        "topology_changed_elsewhere".into(),
+        json!(pair.topology_changed_elsewhere),
+    );
+    facts.insert(
+        "topology_changed_before".into(),
+        json!(pair.topology_changed_before),
+    );
     Value::Object(facts)
+}
+
+/// How the query's output changed where its stateful operators and source tables did not:
+/// `projection_changed` (what it writes, computed after its stateful operators) and
+/// `renamed_outputs` (`old -> new`: the same column under another alias).
+fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
+    let (mut projection_changed, mut renamed) = (false, Vec::new());
+    if let (Some(old), Some(new)) = (pair.old, pair.new) {
+        let unchanged = |pairs: &[OperatorPair]| {
+            pairs
+                .iter()
+                .all(|p| matches!((p.old, p.new), (Some(o), Some(n)) if o.facts == n.facts))
+        };
+        if unchanged(&pair.operators) && unchanged(&pair.sources) {
+            projection_changed = old.output != new.output;
+        }
+        if old.output == new.output {
+            renamed = old
+                .output_names
+                .iter()
+                .zip(&new.output_names)
+                .filter(|(o, n)| o != n)
+                .map(|(o, n)| format!("{o} -> {n}"))
+                .collect();
+        }
+    }
+    facts.insert("projection_changed".into(), json!(projection_changed));
+    facts.insert("renamed_outputs".into(), json!(renamed));
 }
 
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter
 /// beneath one, the sink (another table, or its options; its columns follow the query).
 fn changed_items(pair: &QueryPair) -> Vec<String> {
-    let as_set = |op: &Operator, key: &str| -> Vec<String> {
-        let mut items: Vec<String> = op
-            .facts
+    let as_set = |facts: &Map<String, Value>, key: &str| -> Vec<String> {
+        let mut items: Vec<String> = facts
             .get(key)
             .and_then(Value::as_array)
             .map(|a| a.iter().map(Value::to_string).collect())
@@ -427,6 +562,8 @@ fn changed_items(pair: &QueryPair) -> Vec<String> {
             continue;
         };
         let kind = operator_key(old);
+        let (old, new) = union_lineage::align(&old.facts, &new.facts);
+        let (old, new) = (&old, &new);
         if as_set(old, "aggregates") != as_set(new, "aggregates") {
             items.push(format!("the aggregates of {kind}"));
         }

@@ -107,6 +107,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 ("window_keys", strings(), "which of window_end, window_start, window_time are GROUP BY keys (sorted)"),
                 ("window_key_positions", FactType::List(Box::new(Number)), "positions of the window columns among the GROUP BY items"),
                 ("steps_after_window", Number, "projections between the window TVF and the GROUP BY"),
+                (
+                    "emit",
+                    object(&[("early_fire", Bool), ("early_fire_delay", String), ("late_fire", Bool), ("late_fire_delay", String), ("allow_lateness", String)]),
+                    "early/late-fire configuration in force",
+                ),
             ];
             facts.extend(aggregates);
             facts
@@ -188,6 +193,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 "WITH options about sharding, key=value",
             ),
             (
+                "options",
+                strings(),
+                "every WITH option, key=value, sorted (each one that differs is judged by a table_option rule)",
+            ),
+            (
                 "columns",
                 strings(),
                 "every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)",
@@ -216,7 +226,7 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
             (
                 "fingerprint",
                 String,
-                "the operator and its input, canonical: any change changes it",
+                "the operator's whole canonical lineage (what it computes over the rows it reads, views, CTEs, subqueries, filters and source tables beneath inlined): any change changes it",
             ),
             ("reason", String, "why the tool does not model it in detail"),
         ],
@@ -242,6 +252,11 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "execution.state-recovery.ignore-unclaimed-state (open-source Flink: restore without the state no operator claims)",
         ),
         (
+            "uid_generation",
+            FactType::String,
+            "table.exec.uid.generation of the new job, upper case (PLAN_ONLY by default; open-source Flink: ALWAYS sets operator uids from the plan)",
+        ),
+        (
             "engine_version_changed",
             FactType::Bool,
             "engine.version differs between old and new",
@@ -259,7 +274,17 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
         (
             "changed_functions",
             FactType::List(Box::new(FactType::String)),
-            "functions of the old job removed or declared again with another class or language",
+            "functions of the old job removed or declared again with another class, language or resources (USING JAR)",
+        ),
+        (
+            "unused_tables_changed",
+            FactType::List(Box::new(FactType::String)),
+            "tables no query of either job reads or writes that were added, removed or declared otherwise",
+        ),
+        (
+            "added_functions",
+            FactType::List(Box::new(FactType::String)),
+            "functions the new job declares and the old one did not",
         ),
     ]
 }
@@ -299,6 +324,11 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "the sink table's columns as declared",
         ),
         (
+            "insert_columns",
+            strings(),
+            "the column list of INSERT INTO sink (a, b), empty without one",
+        ),
+        (
             "sink_deleted",
             FactType::Bool,
             "the sink's CREATE TABLE is in the old script and not in the new one",
@@ -318,12 +348,37 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
             (
                 "changed_items",
                 strings(),
-                "the items changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+                "the items of this query changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink",
+            ),
+            (
+                "projection_changed",
+                FactType::Bool,
+                "what the query writes changed while its stateful operators and source tables did not (a projection after them)",
+            ),
+            (
+                "renamed_outputs",
+                strings(),
+                "output columns computing the same thing under another name, `old -> new`",
+            ),
+            (
+                "deployment_changed_items",
+                strings(),
+                "when this query changed an item: the items changed in the whole deployment, `query: item` (VVR counts them per deployment)",
             ),
             (
                 "other_temporary_tables_changed",
                 strings(),
                 "when the query's sink table was deleted: the other TEMPORARY TABLEs removed or declared otherwise",
+            ),
+            (
+                "topology_changed_elsewhere",
+                strings(),
+                "the other queries of the job added, removed, or with other UNION ALL inputs, stateful operators or source tables (the first 10): the job's stream graph changed around this query",
+            ),
+            (
+                "topology_changed_before",
+                strings(),
+                "those of topology_changed_elsewhere translated before this query (earlier in the old or the new script)",
             ),
         ],
         "source" => vec![
@@ -359,6 +414,14 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
 
 /// The schema a rule file for `operator` (an operator kind, or `query`) is checked against.
 pub fn schema_for(operator: &str) -> Option<FactSchema> {
+    if let Some(facts) = item_facts(operator) {
+        let mut root: BTreeMap<String, FactType> = facts
+            .into_iter()
+            .map(|(k, t, _)| (k.to_string(), t))
+            .collect();
+        root.insert("config".into(), config_object());
+        return Some(FactSchema { root });
+    }
     let side = if operator == "query" {
         query_facts()
     } else {
@@ -386,16 +449,47 @@ pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
             root.insert(name.to_string(), relation_type(inner));
         }
     }
-    root.insert(
-        "config".into(),
-        FactType::Object(
-            config_facts()
-                .into_iter()
-                .map(|(k, t, _)| (k.to_string(), t))
-                .collect(),
-        ),
-    );
+    root.insert("config".into(), config_object());
     FactSchema { root }
+}
+
+fn config_object() -> FactType {
+    FactType::Object(
+        config_facts()
+            .into_iter()
+            .map(|(k, t, _)| (k.to_string(), t))
+            .collect(),
+    )
+}
+
+/// The rule kinds judged once per changed item, beside the operator kinds and `query`.
+pub const ITEM_KINDS: [&str; 2] = ["config_key", "table_option"];
+
+/// Facts of one changed item: a configuration key (`config_key`) or a source table's WITH
+/// option (`table_option`).
+pub fn item_facts(kind: &str) -> Option<Vec<(&'static str, FactType, &'static str)>> {
+    use FactType::*;
+    match kind {
+        "config_key" => Some(vec![
+            ("key", String, "the key (a mistyped key: the known key it evidently means)"),
+            ("written", String, "the key as written in the script or --set"),
+            ("old_value", String, "its value in force in the old job (null: unset, no default)"),
+            ("new_value", String, "its value in force in the new job (null: unset, no default)"),
+            ("known", Bool, "whether the tool knows the key"),
+        ]),
+        "table_option" => Some(vec![
+            ("table", String, "the source (or dimension) table"),
+            ("connector", String, "its 'connector' option (the new one when it changed)"),
+            ("key", String, "the WITH option"),
+            ("old_value", String, "its value in the old script (null: absent)"),
+            ("new_value", String, "its value in the new script (null: absent)"),
+            ("role", String, "the option's role in the connector's table (rules/connectors/*.yaml): identity, consumer, startup, split, emits, lookup_async, lookup_cache, tuning, sink; null when the table does not list it"),
+            ("reason", String, "why the option has this role, from the connector's table"),
+            ("documented", Bool, "whether a connector table describes the connector"),
+            ("feeds_state", Bool, "whether the query reading the table has stateful operators"),
+        ]),
+        _ => None,
+    }
 }
 
 fn relation_type(item: &FactType) -> FactType {
@@ -421,6 +515,8 @@ pub fn coverage_group(key: &str) -> &str {
         | "undeclared_aggregates"
         | "udafs" => "aggregates",
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
+        // An interval join's bounds, as text and as numbers.
+        "time_bounds" | "lower_bound_ms" | "upper_bound_ms" => "time_bounds",
         // A deduplication's input schema is its value fields, partition keys and order key.
         // Which sort keys a temporal sort selects, and so which selected columns are its other
         // fields, follows from its sort keys.

@@ -81,12 +81,13 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let mut window_keys: Vec<(String, usize)> = Vec::new();
     for (position, expr) in group_exprs.iter().enumerate() {
         if let Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) = expr {
-            return Ok(opaque_select(
+            return opaque_select(
                 b,
                 select,
                 &input,
-                "GROUPING SETS, ROLLUP and CUBE are not modelled yet",
-            ));
+                &group_exprs,
+                "GROUPING SETS, ROLLUP and CUBE are not modelled in detail: compared by their whole lineage",
+            );
         }
         if let Expr::Function(f) = expr {
             if let Some(kind) = GroupWindowKind::from_name(&f.name.to_string()) {
@@ -249,6 +250,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             json!(window_keys.iter().map(|(_, p)| p).collect::<Vec<_>>()),
         );
         op.set("steps_after_window", json!(input.window_steps));
+        set_emit_facts(b, &mut op);
     }
     output.columns.iter_mut().for_each(|c| {
         if let CExpr::Derived(text) = &c.expr {
@@ -512,10 +514,79 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
     Ok(relation)
 }
 
-/// A query the tool cannot describe in detail: compared as text, so any change is unknown.
-fn opaque_select(b: &mut Builder, select: &Select, input: &Relation, reason: &str) -> Relation {
+/// A query the tool cannot describe in detail (GROUPING SETS, ROLLUP, CUBE): compared by its
+/// whole lineage: its grouping, SELECT list and HAVING, canonical, over its input's lineage.
+fn opaque_select(
+    b: &mut Builder,
+    select: &Select,
+    input: &Relation,
+    group_exprs: &[&Expr],
+    reason: &str,
+) -> Result<Relation> {
     let span = b.span(select);
-    let description = format!("{select} over [{}]", super::builder::columns_text(input));
+    let mut conv = b.converter();
+    let mut grouping = Vec::new();
+    let mut keys = Vec::new();
+    for expr in group_exprs {
+        let (name, sets) = match expr {
+            Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
+            Expr::Rollup(sets) => ("ROLLUP", sets),
+            Expr::Cube(sets) => ("CUBE", sets),
+            other => {
+                let key = conv.expr(input, other)?.canonical();
+                keys.push(key.clone());
+                grouping.push(key);
+                continue;
+            }
+        };
+        let mut texts = Vec::new();
+        for set in sets {
+            let mut items = Vec::new();
+            for item in set {
+                let key = conv.expr(input, item)?.canonical();
+                keys.push(key.clone());
+                items.push(key);
+            }
+            texts.push(format!("({})", items.join(", ")));
+        }
+        grouping.push(format!("{name} ({})", texts.join(", ")));
+    }
+    let grouping = grouping.join(", ");
+    conv.aggregates = Some(Vec::new());
+    conv.group_keys = keys;
+    let mut output = Relation::default();
+    let mut items = Vec::new();
+    for (i, item) in select.projection.iter().enumerate() {
+        let (expr, name) = match item {
+            SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
+            SelectItem::UnnamedExpr(e) => (e, default_name(e, i)),
+            other => {
+                return Err(Error::sql(
+                    conv.file,
+                    conv.span(other),
+                    "`*` cannot be selected in an aggregating query",
+                ))
+            }
+        };
+        let value = conv.expr(input, expr)?.canonical();
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: CExpr::Derived(format!("{value} BY {grouping}")),
+            time: None,
+            span: conv.span(expr),
+        });
+        items.push(value);
+    }
+    let having = match &select.having {
+        Some(h) => format!(" HAVING {}", conv.expr(input, h)?.canonical()),
+        None => String::new(),
+    };
+    let description = format!(
+        "GROUP BY {grouping} SELECT {}{having} over ({})",
+        items.join(", "),
+        input.rows_lineage().trim_start()
+    );
     b.opaque(
         "group_aggregate",
         "stream-exec-group-aggregate",
@@ -523,20 +594,5 @@ fn opaque_select(b: &mut Builder, select: &Select, input: &Relation, reason: &st
         description,
         reason,
     );
-    let mut output = Relation::default();
-    for (i, item) in select.projection.iter().enumerate() {
-        let name = match item {
-            SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-            SelectItem::UnnamedExpr(e) => default_name(e, i),
-            _ => format!("EXPR${i}"),
-        };
-        output.columns.push(Column {
-            name,
-            qualifier: None,
-            expr: CExpr::Derived(format!("{item}@{}", span.start)),
-            time: None,
-            span,
-        });
-    }
-    output
+    Ok(output)
 }

@@ -3,11 +3,12 @@
 
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
-use super::scope::{open_column, Column, Relation};
+use super::scope::{open_column, Column, PendingRank, Relation};
 use super::{
-    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
-    Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, join, join_finish, join_nulls, match_recognize, over, pushdown, rank, sort,
+    source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
 };
+use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
 use crate::limits::MAX_VIEW_DEPTH;
@@ -31,10 +32,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
+        builder.path = statement.path.clone();
         let relation = builder.query(&statement.query)?;
         let relation = builder.finish_rank(relation, statement.span)?;
-        let name = match &statement.sink {
-            Some(sink) => sink.last().to_string(),
+        let name = match &statement.sink_identity {
+            Some(sink) => sink.clone(),
             None => format!("query #{}", statement.ordinal),
         };
         let output = relation
@@ -42,23 +44,24 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .iter()
             .map(|c| c.expr.canonical())
             .collect();
+        let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
         let source_tables = source_table::source_operators(
             &catalog,
             &builder.sources,
             &builder.reads.columns,
-            !builder.operators.is_empty(),
+            builder.operators.iter().any(super::Operator::keeps_state),
         );
         let sink_table = statement
-            .sink
+            .sink_identity
             .as_ref()
-            .and_then(|s| catalog.tables.get(s.last()));
+            .and_then(|s| catalog.tables.get(s));
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
         }
         queries.push(QueryPlan {
             name,
-            sink: statement.sink.as_ref().map(|s| s.last().to_string()),
+            sink: statement.sink_identity.clone(),
             span: statement.span,
             operators,
             sources: builder.sources,
@@ -76,8 +79,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
             output,
+            output_names,
+            insert_columns: statement.columns.clone(),
         });
     }
+    queries.extend(super::unmodelled::pipelines(&catalog, &file));
     number_shared_sinks(&mut queries);
     Ok(Plan {
         file,
@@ -122,10 +128,18 @@ pub struct Builder<'a> {
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
+    /// Joins compared as a whole, read in FROM, finished by their SELECT.
+    pub opaque_joins: Vec<join::OpaqueJoin>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
+    /// The catalog and database names resolve from (the query's, or the view's being read).
+    pub path: NamePath,
+    /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
+    pub outer: Vec<Relation>,
+    /// The lineage of each subquery planned so far, by where it is written.
+    pub subqueries: BTreeMap<(usize, usize), String>,
 }
 
 impl<'a> Builder<'a> {
@@ -142,14 +156,21 @@ impl<'a> Builder<'a> {
             hints: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
+            opaque_joins: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
+            path: NamePath::default(),
+            outer: Vec::new(),
+            subqueries: BTreeMap::new(),
         }
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
-        Converter::new(self.catalog, self.file, self.notes, &mut self.reads)
+        let mut conv = Converter::new(self.catalog, self.file, self.notes, &mut self.reads);
+        conv.outer = &self.outer;
+        conv.subqueries = &self.subqueries;
+        conv
     }
 
     pub fn span(&self, node: &impl Spanned) -> ByteSpan {
@@ -165,9 +186,9 @@ impl<'a> Builder<'a> {
                 self.ctes.push(std::mem::take(&mut scope));
                 let relation = self.query(&cte.query);
                 scope = self.ctes.pop().unwrap_or_default();
-                let relation = self.finish_rank(relation?, self.span(cte.query.as_ref()))?;
+                // A ranking in the CTE waits for the query reading it to filter its rank.
                 let relation = rename_columns(
-                    relation,
+                    relation?,
                     &cte.alias
                         .columns
                         .iter()
@@ -226,15 +247,26 @@ impl<'a> Builder<'a> {
                 }
                 let all = matches!(set_quantifier, SetQuantifier::All);
                 let union_all = matches!(op, SetOperator::Union) && all;
+                let quantifier = if all { "ALL" } else { "DISTINCT" };
                 let slot = if union_all {
                     Some(self.union_slot(&left, &right))
                 } else {
                     None
                 };
+                // UNION's inputs are a set; INTERSECT's and EXCEPT's are not (EXCEPT is ordered).
+                // Described only for those: a long UNION ALL chain must not describe its inputs
+                // again at each level.
+                let inputs = (!union_all).then(|| {
+                    let mut inputs = [left.lineage(), right.lineage()];
+                    if matches!(op, SetOperator::Union) {
+                        inputs.sort();
+                    }
+                    inputs
+                });
                 let mut union = union_relation(left, right);
                 union.union_slot = slot;
-                if !(matches!(op, SetOperator::Union) && all) {
-                    let description = format!("{op} {set_quantifier} [{}]", columns_text(&union));
+                if let Some(inputs) = inputs {
+                    let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
                         "set_operation",
                         "stream-exec-group-aggregate",
@@ -292,15 +324,99 @@ impl<'a> Builder<'a> {
     fn select(&mut self, select: &Select) -> Result<Relation> {
         let span = self.span(select);
         let mark = self.pending_joins.len();
+        let opaque_mark = self.opaque_joins.len();
         let mut input = self.from(&select.from, span)?;
         let joins = self.pending_joins.split_off(mark);
+        let opaque_joins = self.opaque_joins.split_off(opaque_mark);
+        let has_joins = !joins.is_empty();
+        if has_joins {
+            // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
+            input.joins_below.clear();
+            input.aggregate_below = None;
+        }
+        let subqueries = subquery::plan_all(
+            self,
+            select
+                .projection
+                .iter()
+                .filter_map(|i| match i {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        Some(e)
+                    }
+                    _ => None,
+                })
+                .chain(select.selection.iter())
+                .chain(select.having.iter()),
+            &input,
+        )?;
+        // A ranking read from below is planned where a WHERE bounds its rank; the other terms
+        // of that WHERE run after it.
+        let selection = select.selection.as_ref();
+        let where_conjuncts: Vec<&Expr> = selection.map(rank::conjuncts).unwrap_or_default();
+        // An ON term a join pushes into the ranked input bounds the rank too.
+        let mut joins = joins;
+        let mut on_pushed: Vec<(&Expr, CExpr)> = Vec::new();
+        if !input.ranks.is_empty() {
+            for term in rank::join_conditions(select)
+                .into_iter()
+                .flat_map(rank::conjuncts)
+            {
+                let value = self.converter().expr(&input, term)?;
+                if joins.iter().any(|j| j.filters.contains(&value)) {
+                    on_pushed.push((term, value));
+                }
+            }
+        }
+        let candidates: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .chain(on_pushed.iter().map(|(t, _)| *t))
+            .collect();
+        let ranks: Vec<_> = std::mem::take(&mut input.ranks)
+            .into_iter()
+            .map(|pending| {
+                let filter = rank::rank_filter(&input, &candidates, &pending);
+                (pending, filter)
+            })
+            .collect();
+        let consumed: Vec<&Expr> = ranks
+            .iter()
+            .filter(|(_, f)| f.range.is_some())
+            .flat_map(|(_, f)| f.terms.iter().copied())
+            .collect();
+        let rest: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .filter(|t| !consumed.iter().any(|c| std::ptr::eq(*c, *t)))
+            .collect();
+        // The ON terms the rank took filter nothing else.
+        for (term, value) in &on_pushed {
+            if consumed.iter().any(|c| std::ptr::eq(*c, *term)) {
+                for join in &mut joins {
+                    join.filters.retain(|f| f != value);
+                }
+                input.filters.retain(|f| f.canonical() != value.canonical());
+            }
+        }
+        let mut unfiltered = Vec::new();
+        for (pending, filter) in ranks {
+            if filter.range.is_some() {
+                rank::build(self, select, &input, pending, &filter, &rest)?;
+            } else {
+                unfiltered.push(pending);
+            }
+        }
         let mut where_terms = Vec::new();
-        if let Some(pending) = input.rank.take() {
-            // The rank filter and the rest of WHERE are consumed here.
-            input = rank::build(self, select, input, pending)?;
-        } else if let Some(selection) = &select.selection {
-            let filter = self.converter().expr(&input, selection)?;
-            where_terms = filter.conjuncts();
+        if let Some(selection) = selection {
+            if consumed.is_empty() {
+                where_terms = self.converter().expr(&input, selection)?.conjuncts();
+            } else {
+                for term in &rest {
+                    where_terms.extend(self.converter().expr(&input, term)?.conjuncts());
+                }
+            }
+            // `WHERE 1 = 1` filters nothing.
+            where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans
@@ -310,7 +426,23 @@ impl<'a> Builder<'a> {
             input
                 .filters
                 .extend(where_terms.iter().map(|c| CExpr::Literal(c.canonical())));
-            self.semi_joins(selection, &input, span);
+            // The WHERE reaches the aggregate and joins planned beneath (Flink pushes it down).
+            pushdown::push_down(
+                &mut self.operators,
+                input.aggregate_below.as_ref(),
+                &mut input.joins_below,
+                &where_terms,
+                where_span,
+            );
+        }
+        subquery::record_joins(self, subqueries, &input, select);
+        if !opaque_joins.is_empty() {
+            // The WHERE of a join compared as a whole is part of its condition, as in ON.
+            let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
+            input.filters.retain(|f| !taken.contains(&f.canonical()));
+        }
+        for opaque in opaque_joins {
+            opaque.finish(self, &where_terms);
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
@@ -318,17 +450,49 @@ impl<'a> Builder<'a> {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            join_finish::finish(self, joins, &where_terms, &used, spans);
+            let finished = join_finish::finish(self, joins, &where_terms, &used, spans);
+            input
+                .filters
+                .retain(|f| !finished.conditions.contains(&f.canonical()));
+            input.joins_below.extend(finished.planned);
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
-        let mut output = if grouped || aggregate::has_aggregates(select) {
-            aggregate::build(self, select, input)?
-        } else if over::has_over(select) {
+        let aggregates = grouped || aggregate::has_aggregates(select);
+        let windowed = over::has_over(select);
+        // A ranking this SELECT does not filter: Flink prunes it when nothing reads its rank;
+        // a SELECT that only projects and filters passes it up to the query that filters it
+        // (its conditions run after the rank); anything else reads an OVER aggregate.
+        let passes_up = !has_joins && !aggregates && !windowed && !distinct;
+        let mut carried = Vec::new();
+        for mut pending in unfiltered {
+            if !rank::reads_rank(select, &select_input, &pending) {
+                continue;
+            }
+            if passes_up {
+                pending.above.extend(where_terms.iter().cloned());
+                carried.push(pending);
+            } else {
+                self.unfiltered_rank(&pending, &select_input, span);
+            }
+        }
+        let mut output = if aggregates {
+            let joins_below = input.joins_below.clone();
+            let mut output = aggregate::build(self, select, input)?;
+            self.group_aggregate_below(select, &select_input, &mut output, joins_below)?;
+            output
+        } else if windowed {
             over::build(self, select, input)?
         } else {
-            self.project(select, &input)?
+            let mut output = self.project(select, &input)?;
+            output.ranks = carried;
+            // A WHERE above a query that only projects and filters still reaches its joins.
+            if !distinct {
+                output.joins_below = input.joins_below.clone();
+                output.aggregate_below = input.aggregate_below.clone();
+            }
+            output
         };
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
@@ -337,36 +501,60 @@ impl<'a> Builder<'a> {
         Ok(output)
     }
 
-    /// `IN (SELECT ...)` and `EXISTS (...)` in WHERE become semi/anti joins, which keep state.
-    fn semi_joins(&mut self, selection: &Expr, input: &Relation, span: ByteSpan) {
-        struct Finder(Vec<String>);
-        impl Visitor for Finder {
-            type Break = ();
-            fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-                if matches!(
-                    expr,
-                    Expr::In {
-                        target: sqlparser::ast::InTarget::Subquery(_),
-                        ..
-                    } | Expr::Exists { .. }
-                ) {
-                    self.0.push(expr.to_string());
-                }
-                ControlFlow::Continue(())
+    /// A plain GROUP BY just planned: its HAVING terms on keys filter its input (and reach the
+    /// joins beneath), as will a WHERE above that reads only its keys.
+    fn group_aggregate_below(
+        &mut self,
+        select: &Select,
+        input: &Relation,
+        output: &mut Relation,
+        mut joins: Vec<join_nulls::PlannedJoin>,
+    ) -> Result<()> {
+        let operator = self.operators.len().saturating_sub(1);
+        let is_group = self
+            .operators
+            .get(operator)
+            .is_some_and(|op| op.kind == OperatorKind::GroupAggregate);
+        let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
+            if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
+        if !is_group || !plain_keys || select.distinct.is_some() {
+            return Ok(());
+        }
+        let mut computed: std::collections::BTreeSet<String> = output
+            .columns
+            .iter()
+            .filter(|c| matches!(c.expr, CExpr::Derived(_)))
+            .map(|c| c.expr.canonical())
+            .collect();
+        let aggregates: Vec<String> = self.operators[operator]
+            .facts
+            .get("aggregates")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        computed.extend(aggregates);
+        let planned = pushdown::PlannedAggregate { operator, computed };
+        if let Some(having) = &select.having {
+            let terms = self.converter().expr(input, having)?.conjuncts();
+            let span = self.span(having);
+            let pushed = pushdown::push_down(
+                &mut self.operators,
+                Some(&planned),
+                &mut joins,
+                &terms,
+                span,
+            );
+            for term in &pushed {
+                self.filter_spans.entry(term.canonical()).or_insert(span);
             }
         }
-        let mut finder = Finder(Vec::new());
-        let _ = selection.visit(&mut finder);
-        for text in finder.0 {
-            let description = format!("{text} over [{}]", columns_text(input));
-            self.opaque(
-                "join",
-                "stream-exec-join",
-                span,
-                description,
-                "a semi/anti join (IN / EXISTS subquery) is not modelled in detail yet",
-            );
-        }
+        output.joins_below = joins;
+        output.aggregate_below = Some(planned);
+        Ok(())
     }
 
     /// A plain SELECT list over a relation.
@@ -559,9 +747,7 @@ impl<'a> Builder<'a> {
                     .as_ref()
                     .map(|a| a.name.value.clone())
                     .unwrap_or_else(|| table_name.clone());
-                let mut relation = self
-                    .named_relation(&table_name, span)?
-                    .requalify(&qualifier);
+                let mut relation = self.named_relation(&parts, span)?.requalify(&qualifier);
                 if let Some(alias) = alias {
                     let names: Vec<String> =
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
@@ -569,7 +755,7 @@ impl<'a> Builder<'a> {
                 }
                 if version.is_some() {
                     // A versioned table is read by a temporal or lookup join, which describes it.
-                    relation.rank = None;
+                    relation.ranks.clear();
                     relation.window = None;
                 }
                 Ok(relation)
@@ -637,13 +823,18 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A CTE, a view or a table by name; an undeclared table is read as documentation style.
-    pub fn named_relation(&mut self, name: &str, span: ByteSpan) -> Result<Relation> {
-        for scope in self.ctes.iter().rev() {
-            if let Some(relation) = scope.get(name) {
-                return Ok(relation.clone());
+    /// A CTE, a view or a table by name (`t`, `db.t`, `catalog.db.t`); an undeclared table is
+    /// read as documentation style. Views and tables are found by their identity.
+    pub fn named_relation(&mut self, parts: &[String], span: ByteSpan) -> Result<Relation> {
+        if let [name] = parts {
+            for scope in self.ctes.iter().rev() {
+                if let Some(relation) = scope.get(name) {
+                    return Ok(relation.clone());
+                }
             }
         }
+        let identity = self.path.identity(parts);
+        let name = identity.as_str();
         if let Some(view) = self.catalog.views.get(name).cloned() {
             if self.view_depth >= MAX_VIEW_DEPTH {
                 return Err(Error::sql(self.file, span, format!("views nest more than {MAX_VIEW_DEPTH} levels deep (or refer to themselves)")));
@@ -651,11 +842,13 @@ impl<'a> Builder<'a> {
             self.view_depth += 1;
             self.hints.extend(view.hints.iter().cloned());
             let saved = std::mem::take(&mut self.ctes);
+            let saved_path = std::mem::replace(&mut self.path, view.path.clone());
             let relation = self.query(&view.def.query);
+            self.path = saved_path;
             self.ctes = saved;
             self.view_depth -= 1;
-            let relation = self.finish_rank(relation?, view.span)?;
-            return Ok(rename_columns(relation, &view.def.columns));
+            // A ranking in the view waits for the query reading it to filter its rank.
+            return Ok(rename_columns(relation?, &view.def.columns));
         }
         if !self.sources.iter().any(|s| s == name) {
             self.sources.push(name.to_string());
@@ -713,19 +906,28 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A `ROW_NUMBER()` nobody filtered on: Flink plans an OVER aggregate; not modelled yet.
+    /// The rankings nobody filtered on: Flink plans OVER aggregates; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
-        if let Some(pending) = relation.rank.take() {
-            let description = format!("{} over [{}]", pending.function, columns_text(&relation));
-            self.opaque(
-                "over_aggregate",
-                "stream-exec-over-aggregate",
-                pending.span.union(span),
-                description,
-                "a ranking function without a filter on its rank is not modelled yet",
-            );
+        for pending in std::mem::take(&mut relation.ranks) {
+            self.unfiltered_rank(&pending, &relation, span);
         }
         Ok(relation)
+    }
+
+    /// A ranking read without a bound on its rank, compared as a whole (its window included).
+    fn unfiltered_rank(&mut self, pending: &PendingRank, relation: &Relation, span: ByteSpan) {
+        let description = format!(
+            "{} over ({})",
+            pending.placeholder().canonical(),
+            relation.lineage()
+        );
+        self.opaque(
+            "over_aggregate",
+            "stream-exec-over-aggregate",
+            pending.span.union(span),
+            description,
+            "a ranking function without a filter on its rank is not modelled yet",
+        );
     }
 
     /// Records a stateful operator compared as a whole.
@@ -755,15 +957,23 @@ pub fn table_columns(
     instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
+    // Looked up once per column, not by a scan of the columns for each (wide tables).
+    let times: std::collections::HashMap<&str, Option<catalog::TimeKind>> = table
+        .def
+        .columns
+        .iter()
+        .map(|def| (def.name.as_str(), catalog::Table::time_kind_of(table, def)))
+        .collect();
+    let time_kind = |name: &str| times.get(name).copied().flatten();
     let column = |def: &ColumnDef, expr: CExpr| Column {
         name: def.name.clone(),
         qualifier: qualifier.map(str::to_string),
         expr,
-        time: table.time_kind(&def.name),
+        time: time_kind(&def.name),
         span: def.span,
     };
     let is_inlined = |def: &ColumnDef| {
-        matches!(def.kind, ColumnKind::Computed { .. }) && table.time_kind(&def.name).is_none()
+        matches!(def.kind, ColumnKind::Computed { .. }) && time_kind(&def.name).is_none()
     };
     let stored: Vec<Column> = table
         .def
@@ -841,7 +1051,7 @@ pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
     left.base_tables.extend(right.base_tables);
     left.filters.extend(right.filters);
     left.window = None;
-    left.rank = None;
+    left.ranks.extend(right.ranks);
     left
 }
 
@@ -923,12 +1133,19 @@ pub fn referenced_columns<'e>(
         let _ = expr.visit(&mut names);
     }
     let mut out: Vec<Column> = Vec::new();
+    // What is already in `out`, found without a scan of it (wide SELECTs).
+    let mut seen: std::collections::BTreeSet<CExpr> = std::collections::BTreeSet::new();
+    let named: std::collections::HashSet<(Option<&str>, &str)> = names
+        .0
+        .iter()
+        .map(|(q, n)| (q.as_deref(), n.as_str()))
+        .collect();
     for column in &relation.columns {
         let used = wildcard
-            || names.0.iter().any(|(q, n)| {
-                *n == column.name && (q.is_none() || q.as_deref() == column.qualifier.as_deref())
-            });
-        if used && !out.iter().any(|c| c.expr == column.expr) {
+            || named.contains(&(None, column.name.as_str()))
+            || (column.qualifier.is_some()
+                && named.contains(&(column.qualifier.as_deref(), column.name.as_str())));
+        if used && seen.insert(column.expr.clone()) {
             out.push(column.clone());
         }
     }
@@ -945,12 +1162,21 @@ pub fn referenced_columns<'e>(
             });
             continue;
         }
-        for (_, name) in &names.0 {
-            if relation.columns.iter().any(|c| &c.name == name) {
+        // `t2.v` is a column of `t2` only; a bare `v` of any table without DDL (which one
+        // cannot be told), unless a declared column has that name.
+        for (qualifier, name) in &names.0 {
+            let declared = relation
+                .columns
+                .iter()
+                .any(|c| &c.name == name && (qualifier.is_none() || *qualifier == c.qualifier));
+            let this_table = qualifier
+                .as_deref()
+                .is_none_or(|n| q.as_deref() == Some(n) || table == n);
+            if declared || !this_table {
                 continue;
             }
             let column = open_column(q.clone(), table, name);
-            if !out.iter().any(|c| c.expr == column.expr) {
+            if seen.insert(column.expr.clone()) {
                 out.push(column);
             }
         }

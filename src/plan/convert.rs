@@ -1,7 +1,7 @@
 //! sqlparser expressions to canonical lineage, resolving every column through the scope.
 
 use super::expr::CExpr;
-use super::functions::{is_builtin_aggregate, is_window_only};
+use super::functions::{is_builtin_aggregate, is_builtin_scalar, is_window_only};
 use super::interval::interval_value;
 use super::scope::{Column, Relation, Resolved};
 use crate::catalog::Catalog;
@@ -49,6 +49,8 @@ fn table_of(instance: &str) -> String {
     instance.split('#').next().unwrap_or_default().to_string()
 }
 
+static NO_SUBQUERIES: BTreeMap<(usize, usize), String> = BTreeMap::new();
+
 /// Where an aggregate function comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +86,10 @@ pub struct Converter<'a> {
     pub group_keys: Vec<String>,
     /// Every source column a resolved reference reads: (table, column).
     pub reads: &'a mut Reads,
+    /// The enclosing queries' rows (innermost last), for correlated columns of a subquery.
+    pub outer: &'a [Relation],
+    /// The lineage of each subquery planned so far, by where it is written.
+    pub subqueries: &'a BTreeMap<(usize, usize), String>,
 }
 
 impl<'a> Converter<'a> {
@@ -101,6 +107,8 @@ impl<'a> Converter<'a> {
             qualify_display: false,
             group_keys: Vec::new(),
             reads,
+            outer: &[],
+            subqueries: &NO_SUBQUERIES,
         }
     }
 
@@ -133,7 +141,22 @@ impl<'a> Converter<'a> {
                 span,
                 format!("column `{name}` is ambiguous here: qualify it with its table"),
             )),
-            Resolved::Missing => self.column_beneath(rel, qualifier, name, span),
+            Resolved::Missing => {
+                let outer = self.outer.iter().rev().find_map(|o| {
+                    if o.columns.is_empty() && !o.open_tables.is_empty() && qualifier.is_none() {
+                        // A bare table of the enclosing query would claim every name.
+                        return None;
+                    }
+                    o.resolve(qualifier, name).into_column()
+                });
+                match outer {
+                    Some(c) => {
+                        self.read(&c);
+                        Ok(c)
+                    }
+                    None => self.column_beneath(rel, qualifier, name, span),
+                }
+            }
         }
     }
 
@@ -199,14 +222,20 @@ impl<'a> Converter<'a> {
         ))
     }
 
+    /// The canonical lineage of an expression, in the one form Flink's equivalent spellings
+    /// share (see [`super::normalize`]).
     pub fn expr(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        Ok(super::normalize::normalize(self.lineage(rel, expr)?))
+    }
+
+    fn lineage(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
         Ok(match expr {
             Expr::Identifier(ident) => {
                 self.column(rel, std::slice::from_ref(ident), self.span(expr))?
                     .expr
             }
             Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
-            Expr::Nested(inner) => self.expr(rel, inner)?,
+            Expr::Nested(inner) => self.lineage(rel, inner)?,
             Expr::Value(v) => CExpr::Literal(literal(&v.value)),
             Expr::TypedString(t) => CExpr::Literal(format!(
                 "{} {}",
@@ -224,12 +253,12 @@ impl<'a> Converter<'a> {
                 };
                 CExpr::Binary {
                     op,
-                    left: Box::new(self.expr(rel, left)?),
-                    right: Box::new(self.expr(rel, right)?),
+                    left: Box::new(self.lineage(rel, left)?),
+                    right: Box::new(self.lineage(rel, right)?),
                 }
             }
             Expr::UnaryOp { op, expr: inner } => {
-                let value = self.expr(rel, inner)?;
+                let value = self.lineage(rel, inner)?;
                 match (op, &value) {
                     (UnaryOperator::Minus, CExpr::Literal(text))
                         if !text.starts_with('-') && !text.starts_with('\'') =>
@@ -256,12 +285,19 @@ impl<'a> Converter<'a> {
                 let name = format!("{kind:?}")
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
-                CExpr::Call {
-                    name,
-                    args: vec![
-                        self.expr(rel, inner)?,
-                        CExpr::Literal(data_type.to_string().to_uppercase()),
-                    ],
+                let value = self.lineage(rel, inner)?;
+                let target = data_type.to_string();
+                // A cast to the column's own declared type is the column (Flink drops it).
+                let same_type = self
+                    .declared_type(&value)
+                    .is_some_and(|declared| same_type(&declared, &target));
+                if same_type && matches!(name.as_str(), "CAST" | "TRY_CAST") {
+                    value
+                } else {
+                    CExpr::Call {
+                        name,
+                        args: vec![value, CExpr::Literal(target.to_uppercase())],
+                    }
                 }
             }
             Expr::IsNull(e) => self.unary_call(rel, "IS NULL", e)?,
@@ -278,9 +314,9 @@ impl<'a> Converter<'a> {
             } => CExpr::Call {
                 name: if *negated { "NOT BETWEEN" } else { "BETWEEN" }.into(),
                 args: vec![
-                    self.expr(rel, e)?,
-                    self.expr(rel, low)?,
-                    self.expr(rel, high)?,
+                    self.lineage(rel, e)?,
+                    self.lineage(rel, low)?,
+                    self.lineage(rel, high)?,
                 ],
             },
             Expr::In {
@@ -289,9 +325,9 @@ impl<'a> Converter<'a> {
                 negated,
                 ..
             } => {
-                let mut args = vec![self.expr(rel, e)?];
+                let mut args = vec![self.lineage(rel, e)?];
                 for item in list {
-                    args.push(self.expr(rel, item)?);
+                    args.push(self.lineage(rel, item)?);
                 }
                 CExpr::Call {
                     name: if *negated { "NOT IN" } else { "IN" }.into(),
@@ -305,8 +341,8 @@ impl<'a> Converter<'a> {
                 ..
             } => CExpr::Binary {
                 op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
-                left: Box::new(self.expr(rel, e)?),
-                right: Box::new(self.expr(rel, pattern)?),
+                left: Box::new(self.lineage(rel, e)?),
+                right: Box::new(self.lineage(rel, pattern)?),
             },
             Expr::Substring {
                 expr: e,
@@ -314,12 +350,12 @@ impl<'a> Converter<'a> {
                 substring_for,
                 ..
             } => {
-                let mut args = vec![self.expr(rel, e)?];
+                let mut args = vec![self.lineage(rel, e)?];
                 if let Some(from) = substring_from {
-                    args.push(self.expr(rel, from)?);
+                    args.push(self.lineage(rel, from)?);
                 }
                 if let Some(len) = substring_for {
-                    args.push(self.expr(rel, len)?);
+                    args.push(self.lineage(rel, len)?);
                 }
                 CExpr::Call {
                     name: "SUBSTRING".into(),
@@ -334,14 +370,14 @@ impl<'a> Converter<'a> {
             } => {
                 let mut args = Vec::new();
                 if let Some(operand) = operand {
-                    args.push(self.expr(rel, operand)?);
+                    args.push(self.lineage(rel, operand)?);
                 }
                 for when in conditions {
-                    args.push(self.expr(rel, &when.condition)?);
-                    args.push(self.expr(rel, &when.result)?);
+                    args.push(self.lineage(rel, &when.condition)?);
+                    args.push(self.lineage(rel, &when.result)?);
                 }
                 if let Some(other) = else_result {
-                    args.push(self.expr(rel, other)?);
+                    args.push(self.lineage(rel, other)?);
                 }
                 CExpr::Call {
                     name: if operand.is_some() {
@@ -354,6 +390,19 @@ impl<'a> Converter<'a> {
                 }
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
+            Expr::Subquery(query)
+            | Expr::Exists {
+                subquery: query, ..
+            }
+            | Expr::In {
+                target: sqlparser::ast::InTarget::Subquery(query),
+                ..
+            } if self
+                .subqueries
+                .contains_key(&super::subquery::key(self.span(query.as_ref()))) =>
+            {
+                self.subquery(rel, expr, query)?
+            }
             Expr::Subquery(_)
             | Expr::Exists { .. }
             | Expr::In {
@@ -371,6 +420,56 @@ impl<'a> Converter<'a> {
             }
             other => self.opaque(rel, other)?,
         })
+    }
+
+    /// A subquery planned beforehand, by its lineage: `x IN (SUBQUERY ...)`, `EXISTS(...)`.
+    fn subquery(
+        &mut self,
+        rel: &Relation,
+        expr: &Expr,
+        query: &sqlparser::ast::Query,
+    ) -> Result<CExpr> {
+        let lineage = self
+            .subqueries
+            .get(&super::subquery::key(self.span(query)))
+            .cloned()
+            .unwrap_or_default();
+        let subquery = CExpr::Literal(format!("(SUBQUERY {lineage})"));
+        Ok(match expr {
+            Expr::In {
+                expr: left,
+                negated,
+                ..
+            } => CExpr::Call {
+                name: if *negated {
+                    "NOT IN SUBQUERY"
+                } else {
+                    "IN SUBQUERY"
+                }
+                .into(),
+                args: vec![self.lineage(rel, left)?, subquery],
+            },
+            Expr::Exists { negated, .. } => CExpr::Call {
+                name: if *negated { "NOT EXISTS" } else { "EXISTS" }.into(),
+                args: vec![subquery],
+            },
+            _ => subquery,
+        })
+    }
+
+    /// The declared type of a source column, when `value` is one.
+    fn declared_type(&self, value: &CExpr) -> Option<String> {
+        let (instance, column) = value.as_column()?;
+        let table = self
+            .catalog
+            .tables
+            .get(super::scope::base_table(instance))?;
+        let def = table.def.columns.iter().find(|c| c.name == column)?;
+        match &def.kind {
+            crate::sql::ColumnKind::Physical { data_type }
+            | crate::sql::ColumnKind::Metadata { data_type, .. } => Some(data_type.clone()),
+            crate::sql::ColumnKind::Computed { .. } => None,
+        }
     }
 
     fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
@@ -454,7 +553,7 @@ impl<'a> Converter<'a> {
         if let Some(f) = self.catalog.function(name) {
             return FunctionOrigin::Declared(f.language());
         }
-        if is_builtin_aggregate(name) {
+        if is_builtin_aggregate(name) || is_builtin_scalar(name) {
             FunctionOrigin::Builtin
         } else {
             FunctionOrigin::Undeclared
@@ -567,6 +666,20 @@ impl<'a> Converter<'a> {
         }
         Ok(CExpr::Call { name, args })
     }
+}
+
+/// Whether two spellings name one type: case, spaces, `INTEGER` / `INT` and `STRING` /
+/// `VARCHAR(2147483647)` aside.
+fn same_type(a: &str, b: &str) -> bool {
+    let canonical = |t: &str| {
+        let t: String = t.split_whitespace().collect::<String>().to_uppercase();
+        match t.as_str() {
+            "INTEGER" => "INT".to_string(),
+            "STRING" => "VARCHAR(2147483647)".to_string(),
+            _ => t,
+        }
+    };
+    canonical(a) == canonical(b)
 }
 
 pub fn literal(value: &Value) -> String {

@@ -93,6 +93,32 @@ impl CExpr {
         }
     }
 
+    /// The expression with every occurrence of `from` replaced by `to`.
+    pub fn replaced(&self, from: &CExpr, to: &CExpr) -> CExpr {
+        if self == from {
+            return to.clone();
+        }
+        let mut out = self.clone();
+        match &mut out {
+            CExpr::Call { args, .. } | CExpr::Opaque { args, .. } => {
+                for arg in args.iter_mut() {
+                    *arg = arg.replaced(from, to);
+                }
+            }
+            CExpr::Binary { left, right, .. } => {
+                **left = left.replaced(from, to);
+                **right = right.replaced(from, to);
+            }
+            CExpr::Unary { operand, .. } => **operand = operand.replaced(from, to),
+            CExpr::Column { .. }
+            | CExpr::AllColumns { .. }
+            | CExpr::Derived(_)
+            | CExpr::Literal(_)
+            | CExpr::Interval { .. } => {}
+        }
+        out
+    }
+
     /// The source columns the expression reads: (table instance, column).
     pub fn source_columns(&self, out: &mut Vec<(String, String)>) {
         match self {

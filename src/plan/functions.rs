@@ -35,6 +35,48 @@ pub const BUILTIN_AGGREGATES: &[&str] = &[
     "PERCENTILE",
 ];
 
+/// Flink's built-in scalar functions called by name in SQL (names uppercased; from the "System
+/// (Built-in) Functions" page of Flink 2.x and `SHOW FUNCTIONS`): stateless, never aggregates,
+/// even around an aggregate (`DATE_FORMAT(MAX(ts), ...)`). A function neither here nor among the
+/// aggregates nor declared is taken as an aggregate of unknown state (fail-safe).
+#[rustfmt::skip]
+pub const BUILTIN_SCALAR_FUNCTIONS: &[&str] = &[
+    // comparison, conditional, type
+    "COALESCE", "IF", "IFNULL", "NULLIF", "GREATEST", "LEAST", "IS_ALPHA", "IS_DECIMAL",
+    "IS_DIGIT", "CAST", "TRY_CAST", "TYPEOF", "DEFAULT",
+    // arithmetic
+    "ABS", "MOD", "POWER", "POW", "SQRT", "LN", "LOG", "LOG10", "LOG2", "EXP", "CEIL",
+    "CEILING", "FLOOR", "SIN", "SINH", "COS", "COSH", "TAN", "TANH", "COT", "ASIN", "ACOS",
+    "ATAN", "ATAN2", "DEGREES", "RADIANS", "SIGN", "ROUND", "TRUNCATE", "PI", "E", "RAND",
+    "RAND_INTEGER", "UUID", "BIN", "HEX", "UNHEX", "AGG_DECIMAL_PLUS", "AGG_DECIMAL_MINUS",
+    // string
+    "CHAR_LENGTH", "CHARACTER_LENGTH", "UPPER", "LOWER", "POSITION", "TRIM", "LTRIM", "RTRIM",
+    "BTRIM", "REPEAT", "REGEXP", "REGEXP_REPLACE", "REGEXP_EXTRACT", "REGEXP_EXTRACT_ALL",
+    "REGEXP_COUNT", "REGEXP_INSTR", "REGEXP_SUBSTR", "OVERLAY", "SUBSTRING", "SUBSTR",
+    "REPLACE", "TRANSLATE", "TRANSLATE3", "INITCAP", "CONCAT", "CONCAT_WS", "LPAD", "RPAD",
+    "FROM_BASE64", "TO_BASE64", "ASCII", "CHR", "DECODE", "ENCODE", "INSTR", "LEFT", "RIGHT",
+    "LOCATE", "PARSE_URL", "URL_DECODE", "URL_ENCODE", "SPLIT_INDEX", "SPLIT", "STR_TO_MAP",
+    "REVERSE", "ELT", "PRINTF", "STARTSWITH", "ENDSWITH", "MD5", "SHA1", "SHA2", "SHA224",
+    "SHA256", "SHA384", "SHA512", "INET_ATON", "INET_NTOA", "LIKE", "SIMILAR",
+    // temporal
+    "DATE_FORMAT", "TIMESTAMPADD", "TIMESTAMPDIFF", "CONVERT_TZ", "FROM_UNIXTIME",
+    "UNIX_TIMESTAMP", "TO_DATE", "TO_TIMESTAMP", "TO_TIMESTAMP_LTZ", "EXTRACT", "YEAR",
+    "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH", "DAYOFWEEK", "HOUR", "MINUTE",
+    "SECOND", "NOW", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
+    "CURRENT_ROW_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_WATERMARK",
+    "SOURCE_WATERMARK", "PROCTIME", "DATE", "TIME", "TIMESTAMP",
+    // collections, JSON, structured values
+    "CARDINALITY", "ELEMENT", "ARRAY", "MAP", "ROW", "ARRAY_APPEND", "ARRAY_CONCAT",
+    "ARRAY_CONTAINS", "ARRAY_DISTINCT", "ARRAY_EXCEPT", "ARRAY_INTERSECT", "ARRAY_JOIN",
+    "ARRAY_MAX", "ARRAY_MIN", "ARRAY_POSITION", "ARRAY_PREPEND", "ARRAY_REMOVE",
+    "ARRAY_REVERSE", "ARRAY_SLICE", "ARRAY_SORT", "ARRAY_UNION", "MAP_ENTRIES",
+    "MAP_FROM_ARRAYS", "MAP_KEYS", "MAP_UNION", "MAP_VALUES", "IS_JSON", "JSON_EXISTS",
+    "JSON_STRING", "JSON_VALUE", "JSON_QUERY", "JSON_OBJECT", "JSON_ARRAY", "JSON_QUOTE",
+    "JSON_UNQUOTE", "JSON", "PARSE_JSON", "TRY_PARSE_JSON", "OBJECT_OF", "OBJECT_UPDATE",
+    "BITMAP_AND", "BITMAP_ANDNOT", "BITMAP_BUILD", "BITMAP_CARDINALITY", "BITMAP_FROM_BYTES",
+    "BITMAP_OR", "BITMAP_TO_ARRAY", "BITMAP_TO_BYTES", "BITMAP_TO_STRING", "BITMAP_XOR",
+];
+
 /// Functions only valid with OVER (ranking and offset functions).
 pub const WINDOW_ONLY_FUNCTIONS: &[&str] = &[
     "ROW_NUMBER",
@@ -50,6 +92,11 @@ pub const WINDOW_ONLY_FUNCTIONS: &[&str] = &[
 pub fn is_builtin_aggregate(name: &str) -> bool {
     let upper = name.to_uppercase();
     BUILTIN_AGGREGATES.contains(&upper.as_str())
+}
+
+pub fn is_builtin_scalar(name: &str) -> bool {
+    let upper = name.to_uppercase();
+    BUILTIN_SCALAR_FUNCTIONS.contains(&upper.as_str())
 }
 
 pub fn is_window_only(name: &str) -> bool {

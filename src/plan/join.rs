@@ -5,7 +5,7 @@
 //! what the join must carry (the columns used above it, Flink's projection push-down) and which
 //! WHERE terms are join conditions (both sides) or filters pushed into one input.
 
-use super::builder::{columns_text, union_columns, Builder};
+use super::builder::{union_columns, Builder};
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::scope::{looks_like_time, Column, Relation};
@@ -22,7 +22,7 @@ pub struct Side {
     pub columns: Vec<Column>,
     pub open_tables: Vec<String>,
     /// The table instances and upstream-derived values its columns are made of.
-    atoms: BTreeSet<String>,
+    pub atoms: BTreeSet<String>,
 }
 
 impl Side {
@@ -86,7 +86,7 @@ pub enum Reads {
     Outside,
 }
 
-fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
+pub fn collect_atoms(expr: &CExpr, out: &mut BTreeSet<String>) {
     match expr {
         CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
             out.insert(table.clone());
@@ -108,6 +108,40 @@ pub struct LookupState {
     pub try_resolve: bool,
 }
 
+/// A join compared as a whole (a window join, ...), waiting for its SELECT: a condition
+/// written in WHERE is the same condition as in ON, so the WHERE terms join its fingerprint.
+#[derive(Debug, Clone)]
+pub struct OpaqueJoin {
+    /// Its operator's index among the builder's operators.
+    pub operator: usize,
+    pub heading: String,
+    /// The condition's terms, canonical (ON, then the SELECT's WHERE).
+    pub terms: Vec<String>,
+    pub lineage: String,
+}
+
+impl OpaqueJoin {
+    pub fn fingerprint(&self) -> String {
+        let mut terms = self.terms.clone();
+        terms.sort();
+        terms.dedup();
+        format!(
+            "{} ON {} ({})",
+            self.heading,
+            terms.join(" AND "),
+            self.lineage
+        )
+    }
+
+    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint.
+    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr]) {
+        self.terms.extend(where_terms.iter().map(CExpr::canonical));
+        if let Some(op) = b.operators.get_mut(self.operator) {
+            op.set("fingerprint", serde_json::json!(self.fingerprint()));
+        }
+    }
+}
+
 /// A join read in FROM, waiting for its SELECT.
 #[derive(Debug, Clone)]
 pub struct PendingJoin {
@@ -123,6 +157,8 @@ pub struct PendingJoin {
     pub lookup: Option<LookupState>,
     pub span: ByteSpan,
     pub condition_span: ByteSpan,
+    /// Where its type is decided: the join, and the WHERE rejecting a padded side's nulls.
+    pub type_span: ByteSpan,
     /// What the join must carry: columns read above it or in its condition, canonical.
     pub carried: BTreeSet<String>,
 }
@@ -227,17 +263,22 @@ pub fn join(
         } else {
             ("join", "stream-exec-join")
         };
-        let description = format!(
-            "{join_type} {kind} ON {} [{}]",
-            condition.map(|c| c.canonical()).unwrap_or_default(),
-            columns_text(&joined)
-        );
-        let reason = if both_windows {
-            "window joins are not modelled in detail yet"
-        } else {
-            "this kind of join is not modelled in detail yet"
+        let terms: Vec<String> = condition
+            .map(|c| c.conjuncts().iter().map(CExpr::canonical).collect())
+            .unwrap_or_default();
+        let opaque = OpaqueJoin {
+            operator: b.operators.len(),
+            heading: format!("{join_type} {kind}"),
+            terms,
+            lineage: joined.lineage(),
         };
-        b.opaque(kind, node, span, description, reason);
+        let reason = if both_windows {
+            "window joins are not modelled in detail: compared by their whole lineage"
+        } else {
+            "this kind of join is not modelled in detail: compared by its whole lineage"
+        };
+        b.opaque(kind, node, span, opaque.fingerprint(), reason);
+        b.opaque_joins.push(opaque);
         return Ok(joined);
     }
     let version_value = match version {
@@ -286,6 +327,7 @@ pub fn join(
         lookup,
         span,
         condition_span,
+        type_span: span,
         carried: BTreeSet::new(),
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
@@ -342,14 +384,16 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
     let (table, alias) = match factor {
         TableFactor::Table { name, alias, .. } => (
             name.0
-                .last()
-                .and_then(|p| p.as_ident())
+                .iter()
+                .filter_map(|p| p.as_ident())
                 .map(|i| i.value.clone())
-                .unwrap_or_default(),
+                .collect::<Vec<_>>(),
             alias.as_ref().map(|a| a.name.value.clone()),
         ),
-        _ => (String::new(), None),
+        _ => (Vec::new(), None),
     };
+    let identity = b.path.identity(&table);
+    let table = table.last().cloned().unwrap_or_default();
     let squeeze = |s: &str| {
         s.chars()
             .filter(|c| !c.is_whitespace() && *c != '\'' && *c != '"')
@@ -367,11 +411,10 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
             && hint.contains("async=true")
             && names.iter().any(|n| hint.contains(&format!("table={n}")))
     });
-    let option = b.catalog.tables.get(&table).is_some_and(|t| {
-        t.def
-            .options
-            .iter()
-            .any(|(k, v)| k.ends_with("lookup.async") && v.eq_ignore_ascii_case("true"))
+    // Which option turns an async lookup on is the connector's (rules/connectors/*.yaml):
+    // `lookup.async` for JDBC and Paimon, `async` for Hologres.
+    let option = b.catalog.tables.get(&identity).is_some_and(|t| {
+        crate::catalog::connectors::builtin().enables(&t.def.options, "lookup_async")
     });
     let try_resolve = b
         .catalog

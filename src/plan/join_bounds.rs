@@ -8,6 +8,9 @@ pub struct TimeBounds {
     /// `left BETWEEN right + lower AND right + upper`, or a term kept as written.
     pub terms: Vec<String>,
     pub time_kind: TimeKind,
+    /// `left - right` lies within `lower_ms ..= upper_ms`.
+    pub lower_ms: i128,
+    pub upper_ms: i128,
 }
 
 /// A time column plus a constant day-time interval.
@@ -132,7 +135,12 @@ pub fn time_bounds(
         side(upper)
     ));
     terms.sort();
-    Some(TimeBounds { terms, time_kind })
+    Some(TimeBounds {
+        terms,
+        time_kind,
+        lower_ms: lower,
+        upper_ms: upper,
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use super::builder::Builder;
 use super::expr::CExpr;
 use super::join::{PendingJoin, Reads, Side};
-use super::{join_bounds, Operator, OperatorKind};
+use super::{join_bounds, join_nulls, Operator, OperatorKind};
 use crate::source::ByteSpan;
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -46,16 +46,29 @@ fn oriented(term: &CExpr) -> CExpr {
     }
 }
 
+/// What finishing a SELECT's joins gives its caller.
+pub struct Finished {
+    /// The regular joins planned, for a WHERE above to reach (outer-join simplification).
+    pub planned: Vec<join_nulls::PlannedJoin>,
+    /// The WHERE terms taken as join conditions (canonical).
+    pub conditions: BTreeSet<String>,
+}
+
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
-/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING).
+/// `used` holds what the SELECT reads above its FROM (projection, GROUP BY, HAVING). Returns
+/// the WHERE terms taken as join conditions (canonical): they are the join's, not filters of
+/// what flows above it, as when written in ON.
 pub fn finish(
     b: &mut Builder,
     mut pending: Vec<PendingJoin>,
     where_terms: &[CExpr],
     used: &BTreeSet<String>,
     spans: SelectSpans,
-) {
+) -> Finished {
+    let mut outer = Vec::new();
+    let mut taken = BTreeSet::new();
     for join in &mut pending {
+        simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
         let conditions_before = join.conditions.len();
         for term in where_terms {
@@ -63,6 +76,11 @@ pub fn finish(
                 join.add_term(term.clone(), true);
             }
         }
+        taken.extend(
+            join.conditions[conditions_before..]
+                .iter()
+                .map(CExpr::canonical),
+        );
         if let Some(where_span) = spans.selection {
             if join.conditions.len() > conditions_before {
                 join.condition_span = join.condition_span.union(where_span);
@@ -84,6 +102,14 @@ pub fn finish(
     for join in pending {
         let open = !join.left.open_tables.is_empty() || !join.right.open_tables.is_empty();
         let span = join.condition_span;
+        if join.kind == OperatorKind::Join {
+            outer.push(join_nulls::PlannedJoin {
+                operator: b.operators.len(),
+                join_type: join.join_type,
+                left: join.left.atoms.clone(),
+                right: join.right.atoms.clone(),
+            });
+        }
         let op = operator(join, spans);
         if open && op.kind == OperatorKind::IntervalJoin {
             b.notes.assume(
@@ -92,6 +118,41 @@ pub fn finish(
             );
         }
         b.operators.push(op);
+    }
+    Finished {
+        planned: outer,
+        conditions: taken,
+    }
+}
+
+/// An outer join whose WHERE rejects the nulls of a padded side is planned as an inner join
+/// (a FULL join as LEFT or RIGHT): its type, and which ON terms filter an input, follow.
+fn simplify_outer_join(
+    join: &mut PendingJoin,
+    where_terms: &[CExpr],
+    where_span: Option<ByteSpan>,
+) {
+    if join.kind != OperatorKind::Join {
+        return;
+    }
+    let rejects = |side: Reads| {
+        !join_nulls::rejecting(where_terms, &|e: &CExpr| join.reads(e) == side).is_empty()
+    };
+    let simplified =
+        join_nulls::simplified(join.join_type, rejects(Reads::Left), rejects(Reads::Right));
+    if simplified == join.join_type {
+        return;
+    }
+    join.join_type = simplified;
+    if let Some(span) = where_span {
+        join.type_span = join.type_span.union(span);
+    }
+    let on_terms: Vec<CExpr> = std::mem::take(&mut join.conditions)
+        .into_iter()
+        .chain(std::mem::take(&mut join.filters))
+        .collect();
+    for term in on_terms {
+        join.add_term(term, false);
     }
 }
 
@@ -175,6 +236,8 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     if let Some(bounds) = bounds {
         op.set("time_bounds", json!(bounds.terms));
         op.set("time_kind", json!(bounds.time_kind.name()));
+        op.set("lower_bound_ms", json!(bounds.lower_ms as f64));
+        op.set("upper_bound_ms", json!(bounds.upper_ms as f64));
         op.fact_spans
             .insert("time_bounds".into(), join.condition_span);
     }
@@ -194,7 +257,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     for fact in ["left_input", "right_input"] {
         op.fact_spans.insert(fact.into(), spans.projection);
     }
-    op.fact_spans.insert("join_type".into(), join.span);
+    op.fact_spans.insert("join_type".into(), join.type_span);
     for column in join.left.columns.iter().chain(&join.right.columns) {
         op.display
             .entry(column.expr.canonical())

@@ -11,13 +11,18 @@ pub mod interval;
 pub mod join;
 pub mod join_bounds;
 pub mod join_finish;
+pub mod join_nulls;
 pub mod match_recognize;
+pub mod normalize;
 pub mod over;
+pub mod pushdown;
 pub mod rank;
 pub mod scope;
 pub mod sort;
 pub mod source_table;
+pub mod subquery;
 pub mod top_n;
+pub mod unmodelled;
 pub mod window;
 
 use crate::catalog::Catalog;
@@ -144,6 +149,14 @@ impl Operator {
         }
     }
 
+    /// Whether the operator keeps state: every operator the plan records does, except a
+    /// synchronous lookup join (not async, not under TRY_RESOLVE). The one notion of
+    /// "stateful" every rule and fact uses.
+    pub fn keeps_state(&self) -> bool {
+        self.kind != OperatorKind::LookupJoin
+            || self.facts.get("stateful") == Some(&Value::Bool(true))
+    }
+
     pub fn set(&mut self, key: &str, value: Value) {
         self.facts.insert(key.to_string(), value);
     }
@@ -185,6 +198,10 @@ pub struct QueryPlan {
     pub sink_columns: Option<Vec<String>>,
     /// Canonical text of what the query writes (its output columns), to match renamed sinks.
     pub output: Vec<String>,
+    /// The names of the output columns (their aliases), in order.
+    pub output_names: Vec<String>,
+    /// The column list of `INSERT INTO sink (a, b) ...`, empty without one.
+    pub insert_columns: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.
     pub hints: Vec<String>,
 }

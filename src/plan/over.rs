@@ -459,18 +459,11 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
                         "only one ranking function per SELECT is supported",
                     ));
                 }
-                pending = Some(rank::pending(
-                    b,
-                    &input,
-                    f,
-                    name.clone(),
-                    &select.named_window,
-                )?);
-                output.columns.push(rank::placeholder_column(
-                    name,
-                    b.span(expr),
-                    &f.name.to_string().to_uppercase(),
-                ));
+                let ranking = rank::pending(b, &input, f, name.clone(), select)?;
+                output
+                    .columns
+                    .push(rank::placeholder_column(name, b.span(expr), &ranking));
+                pending = Some(ranking);
                 continue;
             }
         }
@@ -486,7 +479,7 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
             .cloned()
             .collect();
         p.input_open_tables = output.open_tables.iter().map(|(_, t)| t.clone()).collect();
-        output.rank = Some(p);
+        output.ranks.push(p);
     }
     Ok(output)
 }

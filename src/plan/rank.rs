@@ -14,15 +14,17 @@ use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, Val
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
 type Bounds = (Option<i64>, Option<i64>);
 
-fn rank_bounds(expr: &Expr, column: &str) -> Option<Bounds> {
-    let is_rank = |e: &Expr| match e {
-        Expr::Identifier(i) => i.value == column,
-        Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == column),
-        _ => false,
-    };
+fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
     let number = |e: &Expr| match e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) => n.parse::<i64>().ok(),
+            _ => None,
+        },
+        Expr::Nested(inner) => match inner.as_ref() {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n.parse::<i64>().ok(),
+                _ => None,
+            },
             _ => None,
         },
         _ => None,
@@ -37,7 +39,7 @@ fn rank_bounds(expr: &Expr, column: &str) -> Option<Bounds> {
         return is_rank(expr).then_some((Some(number(low)?), Some(number(high)?)));
     }
     if let Expr::Nested(inner) = expr {
-        return rank_bounds(inner, column);
+        return rank_bounds(inner, is_rank);
     }
     let Expr::BinaryOp { left, op, right } = expr else {
         return None;
@@ -66,7 +68,8 @@ fn rank_bounds(expr: &Expr, column: &str) -> Option<Bounds> {
     }
 }
 
-fn conjuncts(expr: &Expr) -> Vec<&Expr> {
+/// The terms of an `AND` chain.
+pub fn conjuncts(expr: &Expr) -> Vec<&Expr> {
     match expr {
         Expr::BinaryOp {
             left,
@@ -82,14 +85,119 @@ fn conjuncts(expr: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// The terms of a WHERE that bound a pending ranking, and the range of ranks they keep when it
+/// has an end (Flink plans a rank only then).
+pub struct RankFilter<'s> {
+    pub terms: Vec<&'s Expr>,
+    pub range: Option<(i64, i64)>,
+}
+
+/// Whether `expr` names the rank column of `pending` in `input`, under any alias.
+fn names_rank(input: &Relation, pending: &PendingRank, expr: &Expr) -> bool {
+    let column = match expr {
+        Expr::Identifier(i) => input.resolve(None, &i.value).into_column(),
+        Expr::CompoundIdentifier(p) if p.len() >= 2 => input
+            .resolve(Some(&p[p.len() - 2].value), &p[p.len() - 1].value)
+            .into_column(),
+        Expr::Nested(inner) => return names_rank(input, pending, inner),
+        _ => None,
+    };
+    column.is_some_and(|c| c.expr == pending.placeholder())
+}
+
+/// The terms among `candidates` (of a SELECT's WHERE over `input`, or pushed from its joins'
+/// ON into the ranked input) that bound `pending`'s rank.
+pub fn rank_filter<'s>(
+    input: &Relation,
+    candidates: &[&'s Expr],
+    pending: &PendingRank,
+) -> RankFilter<'s> {
+    let is_rank = |e: &Expr| names_rank(input, pending, e);
+    let mut bounds: Bounds = (None, None);
+    let mut terms = Vec::new();
+    for &term in candidates {
+        if let Some((low, high)) = rank_bounds(term, &is_rank) {
+            bounds.0 = bounds.0.max(low);
+            bounds.1 = match (bounds.1, high) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            terms.push(term);
+        }
+    }
+    let range = bounds.1.map(|high| (bounds.0.unwrap_or(1), high));
+    RankFilter { terms, range }
+}
+
+/// Whether a SELECT reads the rank column of `pending` (else Flink prunes the ranking away).
+pub fn reads_rank(select: &Select, input: &Relation, pending: &PendingRank) -> bool {
+    let rank = pending.placeholder();
+    let (mut exprs, wildcard) = super::builder::projection_exprs(select);
+    exprs.extend(select.selection.iter());
+    exprs.extend(select.having.iter());
+    if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    exprs.extend(join_conditions(select));
+    referenced_columns(input, exprs, wildcard)
+        .iter()
+        .any(|c| c.expr == rank)
+}
+
+/// The columns flowing into the rank: those of the ranking SELECT that `used` (what the queries
+/// above read, as lineage) is computed from, as Flink pushes its projection beneath the rank.
+fn rank_inputs(pending: &PendingRank, used: &[CExpr]) -> Vec<String> {
+    fn walk(e: &CExpr, pending: &PendingRank, marked: &mut Vec<bool>, open: &mut Vec<String>) {
+        if let Some(at) = pending.input.iter().position(|c| c.expr == *e) {
+            marked[at] = true;
+            return;
+        }
+        let open_table = match e {
+            CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
+                pending.input_open_tables.contains(table)
+            }
+            _ => false,
+        };
+        if open_table {
+            let canonical = e.canonical();
+            if !open.contains(&canonical) {
+                open.push(canonical);
+            }
+            return;
+        }
+        for child in e.children() {
+            walk(child, pending, marked, open);
+        }
+    }
+    let mut marked = vec![false; pending.input.len()];
+    let mut open = Vec::new();
+    for e in used {
+        walk(e, pending, &mut marked, &mut open);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (column, _) in pending.input.iter().zip(&marked).filter(|(_, m)| **m) {
+        let canonical = column.expr.canonical();
+        if !out.contains(&canonical) {
+            out.push(canonical);
+        }
+    }
+    out.extend(
+        open.into_iter()
+            .filter(|c| !out.contains(c))
+            .collect::<Vec<_>>(),
+    );
+    out
+}
+
 /// Records a ranking function found in a SELECT list, for the enclosing query to decide on.
 pub fn pending(
     b: &mut Builder,
     input: &Relation,
     function: &sqlparser::ast::Function,
     column: String,
-    named: &[sqlparser::ast::NamedWindowDefinition],
+    select: &Select,
 ) -> Result<PendingRank> {
+    let named = &select.named_window;
     let span = b.span(function);
     let spec = match &function.over {
         Some(WindowType::WindowSpec(spec)) => spec.clone(),
@@ -121,6 +229,9 @@ pub fn pending(
         span,
         input: Vec::new(),
         input_open_tables: Vec::new(),
+        beneath: input.filters.clone(),
+        where_span: select.selection.as_ref().map(|w| b.span(w)),
+        above: Vec::new(),
     })
 }
 
@@ -158,82 +269,43 @@ pub fn order_time(
     Some(TimeKind::Rowtime)
 }
 
-/// The enclosing SELECT of a ranking subquery: its WHERE decides the operator.
+/// The SELECT whose WHERE bounds the rank of `pending` (`filter`): the deduplication or Top-N
+/// Flink plans. `rest` are the other terms of that WHERE: they run after the rank.
 pub fn build(
     b: &mut Builder,
     select: &Select,
-    mut input: Relation,
+    input: &Relation,
     pending: PendingRank,
-) -> Result<Relation> {
-    let span = b.span(select);
-    // The terms on the rank column together keep a range of ranks; Flink needs its end.
-    let mut bounds: Bounds = (None, None);
-    let mut bound_terms: Vec<&Expr> = Vec::new();
-    let mut rest: Vec<&Expr> = Vec::new();
-    if let Some(selection) = &select.selection {
-        for term in conjuncts(selection) {
-            match rank_bounds(term, &pending.column) {
-                Some((low, high)) => {
-                    bounds.0 = bounds.0.max(low);
-                    bounds.1 = match (bounds.1, high) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
-                    bound_terms.push(term);
-                }
-                None => rest.push(term),
-            }
-        }
-    }
-    let range = match bounds {
-        (low, Some(high)) => Some((
-            (low.unwrap_or(1), high),
-            bound_terms
-                .iter()
-                .fold(ByteSpan::default(), |acc, t| acc.union(b.span(*t))),
-        )),
-        _ => {
-            rest.extend(bound_terms);
-            None
-        }
+    filter: &RankFilter,
+    rest: &[&Expr],
+) -> Result<()> {
+    let Some((min, max)) = filter.range else {
+        return Ok(());
     };
-    for term in &rest {
-        let filter = b.converter().expr(&input, term)?;
-        input.filters.extend(
-            filter
-                .conjuncts()
-                .into_iter()
-                .map(|c| CExpr::Literal(c.canonical())),
-        );
-    }
-    let Some(((min, max), filter_span)) = range else {
-        input.rank = Some(pending);
-        return b.finish_rank(input, span);
-    };
+    let filter_span = filter
+        .terms
+        .iter()
+        .fold(ByteSpan::default(), |acc, t| acc.union(b.span(*t)));
     let single_time_order = pending.order.len() == 1 && pending.order[0].2.is_some();
-    let is_dedup = pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
+    let first_by_time =
+        pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
+    // Partitioned by a window's bounds, it is a window deduplication or window Top-N.
+    let is_dedup = first_by_time && super::top_n::window_of(&pending).is_none();
 
-    // What flows into the operator: the columns the enclosing query uses, plus its keys.
+    // What flows into the operator: the columns the queries above it read, plus its keys.
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(rest.iter().copied());
-    let inner = Relation {
-        columns: pending
-            .input
-            .iter()
-            .filter(|c| c.name != pending.column)
-            .cloned()
-            .collect(),
-        open_tables: pending
-            .input_open_tables
-            .iter()
-            .map(|t| (None, t.clone()))
-            .collect(),
-        ..Default::default()
-    };
-    let mut schema: Vec<String> = referenced_columns(&inner, exprs, wildcard)
-        .iter()
-        .map(|c| c.expr.canonical())
+    exprs.extend(select.having.iter());
+    if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    exprs.extend(join_conditions(select));
+    let mut used: Vec<CExpr> = referenced_columns(input, exprs, wildcard)
+        .into_iter()
+        .map(|c| c.expr)
         .collect();
+    used.extend(pending.above.iter().cloned());
+    let mut schema = rank_inputs(&pending, &used);
     let partition: Vec<String> = pending
         .partition
         .iter()
@@ -259,14 +331,10 @@ pub fn build(
             (Some(TimeKind::Proctime), true) => "proctime_desc",
             _ => "rowtime",
         };
-        // Partitioned by both bounds of a window TVF, Flink deduplicates per window.
-        let node = match super::top_n::partition_window(pending.partition.iter().map(|(p, _)| p)) {
-            Some(_) => "stream-exec-window-deduplicate",
-            None => "stream-exec-deduplicate",
-        };
+        // A first row per window is a window deduplication, planned by `top_n` (not here).
         let mut op = Operator::new(
             OperatorKind::Deduplicate,
-            node,
+            "stream-exec-deduplicate",
             pending.span.union(filter_span),
         );
         op.set("mode", json!(mode));
@@ -284,10 +352,12 @@ pub fn build(
             filter_span,
             values: &values,
             schema: &schema,
+            first_by_time,
         };
         super::top_n::operator(b, &shape)
     };
-    op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
+    // Only what is beneath the ranking filters its input; the conditions above it do not.
+    op.set_filters(&pending.beneath, pending.where_span);
     let partition_span = pending
         .partition
         .iter()
@@ -316,10 +386,18 @@ pub fn build(
             .entry(column.expr.canonical())
             .or_insert_with(|| column.expr.display(qualify));
     }
-    let output = b.project(select, &input)?;
+    let mut output = b.project(select, input)?;
+    if select.from.len() > 1 || select.from.iter().any(|f| !f.joins.is_empty()) {
+        // Beneath a join, the rank outputs only what its own input computes.
+        output.columns.retain(|c| computed_from(&pending, &c.expr));
+    }
     let projection_span = b.projection_span(select);
     if op.kind == OperatorKind::Deduplicate {
-        let outputs: Vec<String> = output.columns.iter().map(|c| c.expr.canonical()).collect();
+        let outputs: Vec<String> = output
+            .columns
+            .iter()
+            .map(|c| pending.output_value(&c.expr).canonical())
+            .collect();
         op.set("outputs", json!(outputs));
     } else {
         super::top_n::set_outputs(&mut op, &pending, &output, qualify);
@@ -338,8 +416,46 @@ pub fn build(
     op.fact_spans
         .insert("value_fields".into(), projection_span.union(pending.span));
     b.operators.push(op);
-    input.rank = None;
-    Ok(input)
+    Ok(())
+}
+
+/// Whether `expr` is computed from the ranking's own columns (and its rank number) only.
+fn computed_from(pending: &PendingRank, expr: &CExpr) -> bool {
+    if pending.input.iter().any(|c| c.expr == *expr) || *expr == pending.placeholder() {
+        return true;
+    }
+    match expr {
+        CExpr::Column { table, .. } | CExpr::AllColumns { table } => {
+            pending.input_open_tables.contains(table)
+        }
+        CExpr::Derived(_) => false,
+        CExpr::Literal(_) | CExpr::Interval { .. } => true,
+        other => other.children().iter().all(|c| computed_from(pending, c)),
+    }
+}
+
+/// The ON conditions of a SELECT's joins (what a join reads from a ranked input).
+pub fn join_conditions(select: &Select) -> Vec<&Expr> {
+    use sqlparser::ast::{JoinConstraint, JoinOperator};
+    let mut out = Vec::new();
+    for item in &select.from {
+        for join in &item.joins {
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c) => c,
+                _ => continue,
+            };
+            if let JoinConstraint::On(expr) = constraint {
+                out.push(expr);
+            }
+        }
+    }
+    out
 }
 
 pub fn rank_column(function: &sqlparser::ast::Function) -> bool {
@@ -349,11 +465,12 @@ pub fn rank_column(function: &sqlparser::ast::Function) -> bool {
     )
 }
 
-pub fn placeholder_column(name: String, span: ByteSpan, function: &str) -> Column {
+/// The rank column of a ranking SELECT: its value is the ranking itself.
+pub fn placeholder_column(name: String, span: ByteSpan, pending: &PendingRank) -> Column {
     Column {
         name,
         qualifier: None,
-        expr: CExpr::Derived(format!("{function}()")),
+        expr: pending.placeholder(),
         time: None,
         span,
     }

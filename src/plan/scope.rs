@@ -42,7 +42,9 @@ impl WindowTvf {
     }
 }
 
-/// `ROW_NUMBER() OVER (...) AS rk` waiting for the enclosing query's filter on `rk`.
+/// `ROW_NUMBER() OVER (...) AS rk` waiting for a filter on `rk` by a query reading it (the one
+/// enclosing it, or any query above it: through subqueries, CTEs and views, however `rk` is
+/// renamed on the way).
 #[derive(Debug, Clone)]
 pub struct PendingRank {
     pub column: String,
@@ -53,6 +55,45 @@ pub struct PendingRank {
     /// The columns of the SELECT that holds the ROW_NUMBER (set once its output is known).
     pub input: Vec<Column>,
     pub input_open_tables: Vec<String>,
+    /// The filter terms beneath the ranking (its own SELECT's WHERE and below), and that WHERE.
+    pub beneath: Vec<CExpr>,
+    pub where_span: Option<ByteSpan>,
+    /// Conditions of the queries between the ranking and its rank filter: Flink runs them after
+    /// the rank (a Calc above it), so the rank carries the columns they read.
+    pub above: Vec<CExpr>,
+}
+
+impl PendingRank {
+    /// An output of the rank with the rank number named by its function alone: the window of
+    /// the ranking is the operator's own fact, not a property of each field computed from `rk`.
+    pub fn output_value(&self, expr: &CExpr) -> CExpr {
+        expr.replaced(
+            &self.placeholder(),
+            &CExpr::Derived(format!("{}()", self.function)),
+        )
+    }
+
+    /// The value of the rank column, as the queries above see it: the ranking with its window.
+    pub fn placeholder(&self) -> CExpr {
+        let partition: Vec<String> = self.partition.iter().map(|(p, _)| p.canonical()).collect();
+        let order: Vec<String> = self
+            .order
+            .iter()
+            .map(|(o, descending, ..)| {
+                format!(
+                    "{} {}",
+                    o.canonical(),
+                    if *descending { "DESC" } else { "ASC" }
+                )
+            })
+            .collect();
+        CExpr::Derived(format!(
+            "{}() OVER (PARTITION BY {} ORDER BY {})",
+            self.function,
+            partition.join(", "),
+            order.join(", ")
+        ))
+    }
 }
 
 /// The output of a FROM item, a subquery or a whole SELECT.
@@ -68,7 +109,12 @@ pub struct Relation {
     pub window: Option<WindowTvf>,
     /// Projections between the window TVF and this relation.
     pub window_steps: usize,
-    pub rank: Option<PendingRank>,
+    /// Rankings not yet filtered on (one per input of a join at most).
+    pub ranks: Vec<PendingRank>,
+    /// Regular joins beneath that a WHERE above still reaches (an outer one may become inner).
+    pub joins_below: Vec<super::join_nulls::PlannedJoin>,
+    /// The group aggregate beneath whose keys a WHERE above still filters.
+    pub aggregate_below: Option<super::pushdown::PlannedAggregate>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
 }
@@ -113,6 +159,37 @@ impl Relation {
             return Resolved::Ambiguous;
         }
         Resolved::Missing
+    }
+
+    /// The relation's whole canonical lineage: its columns (source columns, computations and
+    /// the stateful results they come from), the filters beneath it, its window TVF and the
+    /// tables without DDL it reads. Equal lineages mean the same rows, however the SQL is
+    /// written (views, CTEs and subqueries are inlined, aliases dropped).
+    pub fn lineage(&self) -> String {
+        let parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        format!("[{}]{}", parts.join(", "), self.rows_lineage())
+    }
+
+    /// Which rows the relation holds, not which columns: the filters beneath it, its window
+    /// TVF and the tables without DDL it reads. For an operator whose own description names
+    /// the columns it reads (canonically), so an unread column never changes it.
+    pub fn rows_lineage(&self) -> String {
+        let mut text = String::new();
+        for (_, table) in &self.open_tables {
+            text.push_str(&format!(" FROM {table}.*"));
+        }
+        let mut filters: Vec<String> = self.filters.iter().map(CExpr::canonical).collect();
+        filters.sort();
+        filters.dedup();
+        if !filters.is_empty() {
+            text.push_str(" WHERE ");
+            text.push_str(&filters.join(" AND "));
+        }
+        if let Some(window) = &self.window {
+            text.push_str(" WINDOW ");
+            text.push_str(&window.describe());
+        }
+        text
     }
 
     pub fn has_qualifier(&self, qualifier: &str) -> bool {

@@ -2,7 +2,7 @@
 //! ascending, no limit), a limit (with or without ORDER BY: Flink's Limit and SortLimit), or a
 //! sort on other columns (compared as a whole).
 
-use super::builder::{columns_text, Builder};
+use super::builder::Builder;
 use super::expr::CExpr;
 use super::scope::Relation;
 use super::{Operator, OperatorKind};
@@ -158,9 +158,9 @@ pub fn build(
         }
         (false, None) => {
             let description = format!(
-                "ORDER BY {} over [{}]",
+                "ORDER BY {} over ({})",
                 sort_keys.join(", "),
-                columns_text(output)
+                output.lineage()
             );
             b.opaque(
                 "sort",

@@ -71,6 +71,20 @@ fn declared(
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     op.set("sharding", json!(sharding));
+    // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
+    let mut options: Vec<String> = def
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    options.sort();
+    op.set("options", json!(options));
+    let by_key: serde_json::Map<String, Value> = def
+        .options
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    op.context.insert("options".into(), Value::Object(by_key));
     let mut columns = Vec::new();
     let mut definitions = serde_json::Map::new();
     for column in &def.columns {
@@ -82,6 +96,9 @@ fn declared(
         definitions.insert(column.name.clone(), json!({"text": text, "stored": stored}));
         columns.push(text);
     }
+    // The scan's state does not depend on the order of the declared columns; where the order
+    // reaches the output (`SELECT *`), the operators and the query's output carry it.
+    columns.sort();
     op.set("columns", json!(columns));
     op.context
         .insert("columns".into(), Value::Object(definitions));

@@ -18,6 +18,8 @@ pub struct Shape<'a> {
     pub values: &'a [String],
     /// The columns flowing into the rank, canonical.
     pub schema: &'a [String],
+    /// `ROW_NUMBER` keeping the first row by one time attribute (a deduplication).
+    pub first_by_time: bool,
 }
 
 const WINDOW_COLUMNS: [(&str, &str); 3] = [
@@ -52,14 +54,25 @@ pub fn partition_window<'a>(partition: impl IntoIterator<Item = &'a CExpr>) -> O
         .map(|(_, w)| w.clone())
 }
 
-/// The Top-N operator (or window Top-N when partitioned by both window bounds).
+/// The window a ranking is partitioned by (both its `window_start` and `window_end`), if any.
+pub fn window_of(pending: &PendingRank) -> Option<String> {
+    partition_window(pending.partition.iter().map(|(p, _)| p))
+}
+
+/// The Top-N operator (or window Top-N when partitioned by both window bounds; Flink plans a
+/// window deduplication for the first row by time, judged by the same rules).
 pub fn operator(b: &Builder, shape: &Shape) -> Operator {
     let pending = shape.pending;
-    let window = partition_window(pending.partition.iter().map(|(p, _)| p));
+    let window = window_of(pending);
     let span = pending.span.union(shape.filter_span);
     let mut op = match &window {
         Some(window) => {
-            let mut op = Operator::new(OperatorKind::WindowTopN, "stream-exec-window-rank", span);
+            let node = if shape.first_by_time {
+                "stream-exec-window-deduplicate"
+            } else {
+                "stream-exec-window-rank"
+            };
+            let mut op = Operator::new(OperatorKind::WindowTopN, node, span);
             op.set("window", json!(window));
             op.fact_spans.insert("window".into(), pending.span);
             let from_aggregate = pending
@@ -133,7 +146,7 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
 
 /// What the enclosing query selects: the rank number, the window bounds, the other fields.
 pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, qualify: bool) {
-    let rank = CExpr::Derived(format!("{}()", pending.function));
+    let rank = pending.placeholder();
     let windowed = op.kind == OperatorKind::WindowTopN;
     let mut outputs = Vec::new();
     let mut window_outputs = Vec::new();
@@ -144,10 +157,11 @@ pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, 
         match window_column(&column.expr) {
             Some((name, _)) if windowed => window_outputs.push(name.to_string()),
             _ => {
-                let canonical = column.expr.canonical();
+                let value = pending.output_value(&column.expr);
+                let canonical = value.canonical();
                 op.display
                     .entry(canonical.clone())
-                    .or_insert_with(|| column.expr.display(qualify));
+                    .or_insert_with(|| value.display(qualify));
                 outputs.push(canonical);
             }
         }

@@ -69,15 +69,19 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             format!("{kind} needs `TABLE t` as its first argument"),
         ));
     };
-    let (table, partition_exprs) = table_argument(data).ok_or_else(|| {
+    let (table_parts, partition_exprs) = table_argument(data).ok_or_else(|| {
         Error::sql(
             b.file,
             span,
             format!("{kind} needs `TABLE t` as its first argument"),
         )
     })?;
-    let input = b.named_relation(&table, span)?.requalify(&table);
-    let Some(Expr::Function(descriptor)) = get("TIMECOL") else {
+    let table = table_parts.last().cloned().unwrap_or_default();
+    let input = b.named_relation(&table_parts, span)?.requalify(&table);
+    let descriptor_call = get("TIMECOL").filter(
+        |e| matches!(e, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("DESCRIPTOR")),
+    );
+    let Some(Expr::Function(descriptor)) = descriptor_call else {
         return Err(Error::sql(
             b.file,
             span,
@@ -144,7 +148,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     Ok(relation)
 }
 
-fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
+fn table_argument(expr: &Expr) -> Option<(Vec<String>, Vec<String>)> {
     let Expr::Function(f) = expr else { return None };
     if f.name.to_string() != crate::sql::dialect::TABLE_ARGUMENT {
         return None;
@@ -154,7 +158,7 @@ fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
     };
     match list.args.first() {
         Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts)))) => {
-            Some((parts.last()?.value.clone(), Vec::new()))
+            Some((parts.iter().map(|p| p.value.clone()).collect(), Vec::new()))
         }
         _ => None,
     }

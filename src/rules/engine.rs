@@ -47,7 +47,11 @@ fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
 }
 
 /// Which rules fire on these facts, with the paths each fired rule looked at.
-fn fire<'r>(rules: &'r RuleSet, operator: &'r str, facts: &Value) -> Vec<(&'r Rule, Vec<String>)> {
+pub(super) fn fire<'r>(
+    rules: &'r RuleSet,
+    operator: &'r str,
+    facts: &Value,
+) -> Vec<(&'r Rule, Vec<String>)> {
     let changes = rules
         .changes
         .get(operator)
@@ -299,7 +303,8 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
     let facts = diff::operator_facts(pair, job);
     let kind = pair.kind();
     let operator = kind.name();
-    let changed = !matches!((pair.old, pair.new), (Some(o), Some(n)) if o.facts == n.facts);
+    // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
+    let changed = pair.old.is_none() || pair.new.is_none() || facts.get("old") != facts.get("new");
     let mut findings = Vec::new();
     if changed && pair.old.is_some() && pair.new.is_some() {
         let fired = fire(rules, operator, &facts);
@@ -318,6 +323,30 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
                 new: location(&new_plan.file, new_span),
             });
             explained.extend(paths.iter().cloned());
+        }
+        if kind == OperatorKind::Source {
+            // Options of one table declared on both sides (a renamed or undeclared table is
+            // judged as a whole by the source rules).
+            let comparable = lookup(&facts, "both_declared") == Some(&Value::Bool(true))
+                && lookup(&facts, "old.name") == lookup(&facts, "new.name");
+            if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
+                let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
+                let items = diff::item_facts::option_items(
+                    old,
+                    new,
+                    feeds_state,
+                    &rules.connectors,
+                    &job.config,
+                );
+                findings.extend(super::items::evaluate(
+                    rules,
+                    "table_option",
+                    &items,
+                    &old_plan.file,
+                    &new_plan.file,
+                ));
+            }
+            explained.push("options".into());
         }
         let unexplained: Vec<String> = differing(&facts)
             .into_iter()
@@ -403,16 +432,31 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .is_some_and(|keys| !keys.is_empty())
         || lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
         || lookup(&facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
-        || lookup(&facts, "config.changed_functions")
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty());
+        || [
+            "config.changed_functions",
+            "config.added_functions",
+            "config.unused_tables_changed",
+        ]
+        .iter()
+        .any(|path| {
+            lookup(&facts, path)
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty())
+        });
     let changed = operators
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
+        || facts.get("projection_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "renamed_outputs")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
         || config_changed;
-    if changed {
+    // A query can also be affected by a change elsewhere in the job: its operators' generated
+    // ids follow the job's stream graph (rules on `topology_changed_elsewhere`).
+    let neighbours_changed = !pair.topology_changed_elsewhere.is_empty();
+    if changed || neighbours_changed {
         let fired = fire(rules, "query", &facts);
         let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
         for (rule, paths) in fired {
@@ -447,6 +491,15 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                 old: at(old_plan, pair.old),
                 new: at(new_plan, pair.new),
             });
+        }
+        if config_changed {
+            findings.extend(super::items::evaluate(
+                rules,
+                "config_key",
+                &job.config_items,
+                &old_plan.file,
+                &new_plan.file,
+            ));
         }
         // The fail-safe of operators, for a query present on both sides: its source tables
         // are judged as their own pairs.

@@ -1,7 +1,7 @@
 //! The facts reference for rule authors, per operator kind: name, type, meaning. Printed by
 //! `flink-compat rules facts [OPERATOR]`; docs/facts.md is its output for all kinds.
 
-use crate::diff::schema::{config_facts, operator_facts, query_facts};
+use crate::diff::schema::{config_facts, item_facts, operator_facts, query_facts, ITEM_KINDS};
 use crate::error::{Error, Result};
 use crate::plan::OperatorKind;
 use crate::rules::dsl::FactType;
@@ -9,13 +9,19 @@ use std::fmt::Write;
 
 type Facts = Vec<(&'static str, FactType, &'static str)>;
 
-/// Every rule file's `operator:`, with its facts: `query` first, then the operator kinds.
+/// Every rule file's `operator:`, with its facts: `query` first, then the operator kinds, then
+/// the kinds judged per changed item.
 fn kinds() -> Vec<(&'static str, Facts)> {
     std::iter::once(("query", query_facts()))
         .chain(
             OperatorKind::ALL
                 .iter()
                 .map(|k| (k.name(), operator_facts(*k))),
+        )
+        .chain(
+            ITEM_KINDS
+                .iter()
+                .map(|k| (*k, item_facts(k).unwrap_or_default())),
         )
         .collect()
 }
@@ -57,6 +63,11 @@ Its predicates (`changes:`, `when:`) and message placeholders may read:
   `NAME.equal_as_list`, `NAME.equal_as_set`, `NAME.reordered` (bool);
 - `config.NAME`: the job-level facts of the table below, the same for every kind.
 
+The kinds `config_key` (each configuration key whose value in force differs) and
+`table_option` (each WITH option of a source table that differs) are judged once per changed
+item: their facts are read bare (`key`, `old_value`, ...), and an item no rule fires on is the
+fail-safe `unexplained-change` (unknown).
+
 Items are canonical SQL: keywords and function names upper case, identifiers as written,
 aliases, subqueries and views inlined (e.g. `SUM(b)`, `COUNT(DISTINCT c)`). A fact that does not
 apply is `null` (e.g. `window.slide_ms` of a tumbling window). `flink-compat plan FILE` shows the
@@ -97,6 +108,9 @@ pub fn reference(operator: Option<&str>) -> Result<String> {
         table(
             &mut out,
             facts.iter().map(|(n, t, m)| {
+                if ITEM_KINDS.contains(name) {
+                    return (format!("`{n}`"), type_text(t), m.to_string());
+                }
                 let relations = if matches!(t, FactType::List(_)) {
                     format!(" (relations: `{n}.added`, ...)")
                 } else {

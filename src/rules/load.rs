@@ -127,6 +127,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             .iter()
             .map(|k| k.name())
             .chain(["query"])
+            .chain(schema::ITEM_KINDS)
             .collect();
         return Err(rule_error(
             file,

@@ -4,6 +4,7 @@
 pub mod dsl;
 pub mod engine;
 pub mod facts_doc;
+pub mod items;
 pub mod load;
 pub mod model;
 pub mod profile;
@@ -14,7 +15,7 @@ use crate::source::SourceFile;
 use crate::verdict::Verdict;
 use dsl::{Predicate, Template};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
@@ -138,6 +139,19 @@ impl Rule {
     }
 }
 
+/// The operators whose rules every check evaluates.
+const ALWAYS_LOADED: [&str; 2] = ["query", "source"];
+
+/// The `operator:` of a rule file, read from its text without parsing it (a line at the
+/// file's top level); `None` when there is no such line, and then the file is loaded.
+fn operator_of(text: &str) -> Option<&str> {
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix("operator:")?;
+        let value = value.split('#').next()?.trim().trim_matches(['"', '\'']);
+        (!value.is_empty()).then_some(value)
+    })
+}
+
 pub fn lookup<'v>(facts: &'v Value, path: &str) -> Option<&'v Value> {
     path.split('.').try_fold(facts, |v, part| v.get(part))
 }
@@ -151,6 +165,8 @@ pub struct RuleSet {
     pub rules: Vec<Rule>,
     /// Per operator (or `query`): change kinds and their detecting predicates.
     pub changes: BTreeMap<String, Vec<(String, Predicate)>>,
+    /// What each connector's WITH options mean (built in, then the user's connector tables).
+    pub connectors: crate::catalog::connectors::Connectors,
 }
 
 impl RuleSet {
@@ -178,16 +194,34 @@ impl RuleSet {
     /// An engine profile's rules (with those of the profiles it extends), then every
     /// `*.yaml` / `*.yml` of each directory, in name order; errors of every file at once.
     pub fn load_engine(engine: &str, dirs: &[impl AsRef<Path>]) -> Result<RuleSet> {
+        RuleSet::load_filtered(engine, dirs, None)
+    }
+
+    fn load_filtered(
+        engine: &str,
+        dirs: &[impl AsRef<Path>],
+        operators: Option<&BTreeSet<&str>>,
+    ) -> Result<RuleSet> {
         let mut set = RuleSet {
             engine: engine.to_string(),
             extra_dirs: dirs.iter().map(|d| d.as_ref().to_path_buf()).collect(),
+            connectors: crate::catalog::connectors::builtin().clone(),
             ..Default::default()
         };
         let mut errors = Vec::new();
         let profiles = profile::builtin()?;
+        let wanted = |text: &str| match (operators, operator_of(text)) {
+            (Some(operators), Some(operator)) => {
+                operators.contains(operator) || ALWAYS_LOADED.contains(&operator)
+            }
+            _ => true,
+        };
         for profile in profile::chain(&profiles, engine)? {
             let before: Vec<String> = set.rules.iter().map(|r| r.id.clone()).collect();
             for (name, text) in &profile.files {
+                if !wanted(text) {
+                    continue;
+                }
                 if let Err(e) = load::load_file(&SourceFile::new(*name, *text), &mut set) {
                     errors.push(e);
                 }
@@ -205,6 +239,12 @@ impl RuleSet {
             for path in paths {
                 let text = crate::input::read_text(&path)?;
                 let name = path.display().to_string();
+                if crate::catalog::connectors::is_connector_file(&text) {
+                    if let Err(e) = set.connectors.load(&SourceFile::new(name, text)) {
+                        errors.push(e);
+                    }
+                    continue;
+                }
                 if let Err(e) = load::load_file(&SourceFile::new(name.clone(), text), &mut set) {
                     errors.push(e);
                 }

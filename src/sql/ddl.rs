@@ -11,10 +11,11 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
-pub fn parse_create_table(file: &SourceFile, raw: &RawStatement) -> Result<TableDef> {
+pub fn parse_create_table(file: &SourceFile, raw: RawStatement) -> Result<TableDef> {
     let dialect = FlinkDialect;
+    let span = raw.span;
     let mut parser = parser_for(&dialect, raw);
-    table(file, &mut parser).map_err(|e| parser_error(file, raw, e))
+    table(file, &mut parser).map_err(|e| parser_error(file, span, e))
 }
 
 fn word_is(parser: &Parser, n: usize, word: &str) -> bool {

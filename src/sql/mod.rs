@@ -2,9 +2,11 @@
 
 pub mod ddl;
 pub mod dialect;
+pub mod match_input;
 pub mod parse;
 pub mod split;
 pub mod statement;
+pub mod statement_words;
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_SCRIPT_BYTES;
@@ -46,7 +48,18 @@ pub fn parse_script(file: SourceFile) -> Result<Script> {
     Ok(Script { file, statements })
 }
 
-/// SQL text in a canonical spelling: keywords and function names uppercased (they are
+/// Whether `name` reads the same unquoted: letters, digits and `_`, not a keyword.
+fn is_plain_identifier(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && sqlparser::keywords::ALL_KEYWORDS
+            .binary_search(&name.to_uppercase().as_str())
+            .is_err()
+}
+
+/// SQL text in a canonical spelling (quotes that change nothing dropped): keywords and function names uppercased (they are
 /// case-insensitive in Flink; identifiers are not), tokens separated by single spaces, comments
 /// dropped. Text that does not tokenize is returned with its whitespace collapsed.
 pub fn canonical_text(text: &str) -> String {
@@ -69,6 +82,10 @@ pub fn canonical_text(text: &str) -> String {
                         || matches!(tokens.get(i + 1), Some(Token::LParen))) =>
             {
                 w.value.to_uppercase()
+            }
+            // `` `name` `` is `name` when the quotes change nothing (not a keyword, plain).
+            Token::Word(w) if w.quote_style == Some('`') && is_plain_identifier(&w.value) => {
+                w.value.clone()
             }
             other => other.to_string(),
         })

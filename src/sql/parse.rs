@@ -1,9 +1,9 @@
 //! Turns the raw statements of a script into [`Statement`]s.
 
-use super::ddl;
 use super::dialect::FlinkDialect;
 use super::split::RawStatement;
 use super::statement::*;
+use super::{ddl, match_input};
 use crate::error::{Error, Result};
 use crate::limits::MAX_SQL_NESTING;
 use crate::source::{ByteSpan, SourceFile};
@@ -53,7 +53,7 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             _ => raw,
         };
-        let statement = parse_statement(file, &raw)?;
+        let statement = parse_statement(file, raw)?;
         match &mut open_set {
             Some((_, inner)) => {
                 if !matches!(statement.kind, StatementKind::Insert(_)) {
@@ -84,9 +84,20 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
     Ok(out)
 }
 
-/// A sqlparser parser over one statement's tokens.
-pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'a> {
-    let mut tokens: Vec<TokenWithSpan> = raw.tokens.clone();
+/// A sqlparser parser over one statement's tokens, which it takes (they are not copied).
+pub fn parser_for(dialect: &FlinkDialect, raw: RawStatement) -> Parser<'_> {
+    parser_over(dialect, raw.tokens)
+}
+
+/// A parser over a statement that may read `FROM (subquery) MATCH_RECOGNIZE (...)`: the
+/// subqueries are lifted out of the tokens (sqlparser reads MATCH_RECOGNIZE after a table name
+/// only) and put back into the query by `match_input::restore`.
+fn lifting_parser(dialect: &FlinkDialect, raw: RawStatement) -> (Parser<'_>, match_input::Lifted) {
+    let (tokens, lifted) = match_input::lift(raw.tokens);
+    (parser_over(dialect, tokens), lifted)
+}
+
+fn parser_over(dialect: &FlinkDialect, mut tokens: Vec<TokenWithSpan>) -> Parser<'_> {
     let end = tokens
         .last()
         .map(|t| t.span.end)
@@ -98,14 +109,14 @@ pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'
 }
 
 /// Converts a sqlparser error into a diagnostic at the position it names (or the statement).
-pub fn parser_error(file: &SourceFile, raw: &RawStatement, error: ParserError) -> Error {
+pub fn parser_error(file: &SourceFile, statement: ByteSpan, error: ParserError) -> Error {
     let (message, span) = match &error {
         ParserError::RecursionLimitExceeded => (
             format!("the SQL is nested too deeply (more than {MAX_SQL_NESTING} levels)"),
-            raw.span,
+            statement,
         ),
         ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
-            let span = position_in_message(file, m).unwrap_or(raw.span);
+            let span = position_in_message(file, m).unwrap_or(statement);
             (strip_position(m), span)
         }
     };
@@ -156,14 +167,16 @@ pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
     }
 }
 
-fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
+fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let words = raw.leading_words(5);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    super::statement_words::check(file, raw.first_word_span(file), &words)?;
+    let (span, hints) = (raw.span, raw.hints());
     let dialect = FlinkDialect;
-    let mut parser = parser_for(&dialect, raw);
-    let fail = |e: ParserError| parser_error(file, raw, e);
-    let kind = match words.as_slice() {
-        ["SET", ..] => parse_set(file, raw)?,
+    let mut lifted = match_input::Lifted::default();
+    let fail = |e: ParserError| parser_error(file, span, e);
+    let mut kind = match words.as_slice() {
+        ["SET", ..] => parse_set(file, &raw)?,
         ["RESET", ..] => StatementKind::Reset {
             key: raw.tokens.iter().find_map(|t| match &t.token {
                 Token::SingleQuotedString(s) => Some(s.clone()),
@@ -181,23 +194,43 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
                     StatementKind::CreateTable(Box::new(ddl::parse_create_table(file, raw)?))
                 }
                 Some(&"VIEW") => {
+                    let (mut parser, view_lifted) = lifting_parser(&dialect, raw);
+                    lifted = view_lifted;
                     StatementKind::CreateView(parse_create_view(file, &mut parser).map_err(fail)?)
                 }
                 Some(&"FUNCTION") => StatementKind::CreateFunction(
-                    parse_create_function(file, &mut parser).map_err(fail)?,
+                    parse_create_function(file, &mut parser_for(&dialect, raw)).map_err(fail)?,
                 ),
                 _ => StatementKind::Other {
                     words: words.join(" "),
                 },
             }
         }
+        ["USE", "MODULES", ..] => StatementKind::Other {
+            words: words.join(" "),
+        },
+        ["USE", rest @ ..] => {
+            let mut parser = parser_for(&dialect, raw);
+            parser.next_token();
+            let catalog = rest.first() == Some(&"CATALOG");
+            if catalog {
+                parser.next_token();
+            }
+            let name = name_of(file, &parser.parse_object_name(false).map_err(fail)?);
+            expect_end(&mut parser).map_err(fail)?;
+            StatementKind::Use { catalog, name }
+        }
         ["INSERT", ..] | ["EXECUTE", "INSERT", ..] => {
+            let (mut parser, insert_lifted) = lifting_parser(&dialect, raw);
+            lifted = insert_lifted;
             if words[0] == "EXECUTE" {
                 parser.next_token();
             }
             StatementKind::Insert(parse_insert(file, &mut parser).map_err(fail)?)
         }
         ["SELECT", ..] | ["WITH", ..] | ["VALUES", ..] | ["(", ..] => {
+            let (mut parser, query_lifted) = lifting_parser(&dialect, raw);
+            lifted = query_lifted;
             let query = parser.parse_query().map_err(fail)?;
             expect_end(&mut parser).map_err(fail)?;
             StatementKind::Query(query)
@@ -206,11 +239,16 @@ fn parse_statement(file: &SourceFile, raw: &RawStatement) -> Result<Statement> {
             words: words.join(" "),
         },
     };
-    Ok(Statement {
-        kind,
-        span: raw.span,
-        hints: raw.hints(),
-    })
+    let query = match &mut kind {
+        StatementKind::Insert(insert) => Some(&mut insert.query),
+        StatementKind::Query(query) => Some(query),
+        StatementKind::CreateView(view) => Some(&mut view.query),
+        _ => None,
+    };
+    if let Some(query) = query {
+        match_input::restore(query, &lifted).map_err(fail)?;
+    }
+    Ok(Statement { kind, span, hints })
 }
 
 fn expect_end(parser: &mut Parser) -> Result<(), ParserError> {
@@ -295,12 +333,25 @@ fn parse_create_function(
             }
         };
     }
-    // `USING JAR '...'` clauses do not change the function's identity for state purposes.
+    // `USING JAR '...' [, JAR '...']`: the function's implementation comes from these.
+    let mut resources = Vec::new();
+    if parser.parse_keyword(Keyword::USING) {
+        loop {
+            let kind = parser.parse_identifier()?.value.to_uppercase();
+            let path = parser.parse_literal_string()?;
+            resources.push(format!("{kind} '{path}'"));
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+    }
+    expect_end(parser)?;
     Ok(FunctionDef {
         name,
         class,
         language,
         temporary,
+        resources,
     })
 }
 

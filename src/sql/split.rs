@@ -27,6 +27,15 @@ impl RawStatement {
             .collect()
     }
 
+    /// Where the first significant token is (the statement's span when it has none).
+    pub fn first_word_span(&self, file: &SourceFile) -> ByteSpan {
+        self.tokens
+            .iter()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| file.span_of(t.span))
+            .unwrap_or(self.span)
+    }
+
     /// The optimizer hints of the statement: comments of the form `/*+ ... */`.
     pub fn hints(&self) -> Vec<String> {
         self.tokens
@@ -83,9 +92,11 @@ fn trimmed(file: &SourceFile, mut tokens: Vec<TokenWithSpan>) -> RawStatement {
     RawStatement { tokens, span }
 }
 
+/// The script's tokens. A byte-order mark (U+FEFF, which editors on Windows put at the start of
+/// a UTF-8 file) is whitespace: invisible to the person reading the script, so to the tool.
 pub fn tokenize(file: &SourceFile) -> Result<Vec<TokenWithSpan>> {
     let dialect = FlinkDialect;
-    Tokenizer::new(&dialect, &file.text)
+    let mut tokens = Tokenizer::new(&dialect, &file.text)
         .tokenize_with_location()
         .map_err(|e| {
             let offset = file.offset_of(e.location.line, e.location.column);
@@ -94,8 +105,16 @@ pub fn tokenize(file: &SourceFile) -> Result<Vec<TokenWithSpan>> {
                 ByteSpan::new(offset, offset + 1),
                 format!("cannot read the SQL: {}", e.message),
             )
-        })
+        })?;
+    for token in &mut tokens {
+        if token.token == Token::Char(BYTE_ORDER_MARK) {
+            token.token = Token::Whitespace(Whitespace::Space);
+        }
+    }
+    Ok(tokens)
 }
+
+const BYTE_ORDER_MARK: char = '\u{feff}';
 
 /// Cuts the script into statements; comments-only pieces are dropped.
 pub fn split(file: &SourceFile) -> Result<Vec<RawStatement>> {

@@ -24,7 +24,12 @@ pub enum StatementKind {
     Query(Box<Query>),
     /// `BEGIN STATEMENT SET; ... END;` or `EXECUTE STATEMENT SET BEGIN ... END;`
     StatementSet(Vec<Statement>),
-    /// A statement the tool reads past without modelling it (DROP, USE, SHOW, ...).
+    /// `USE CATALOG c` (`catalog` true) or `USE [c.]db`: where unqualified names live.
+    Use {
+        catalog: bool,
+        name: Name,
+    },
+    /// A statement the tool reads past without modelling it (DROP, SHOW, USE MODULES, ...).
     Other {
         words: String,
     },
@@ -112,6 +117,8 @@ pub struct FunctionDef {
     pub class: String,
     pub language: Language,
     pub temporary: bool,
+    /// `USING JAR '...'` resources, as written (`JAR 'path'`), in order.
+    pub resources: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -76,3 +76,23 @@ fn over_aggregate(source: &str) -> (String, String) {
         ),
     )
 }
+
+/// One INSERT reading a left-deep chain of `tables` joins (`t0 JOIN t1 ON t0.k = t1.k JOIN
+/// ...`), each table declared with a key and a column of its own.
+pub fn join_chain(tables: usize) -> String {
+    let mut sql = String::with_capacity(tables * 120);
+    for t in 0..tables {
+        sql.push_str(&format!(
+            "CREATE TABLE t{t} (k BIGINT, v{t} BIGINT) WITH ('connector' = 'datagen');\n"
+        ));
+    }
+    let last = tables.saturating_sub(1);
+    sql.push_str(&format!(
+        "INSERT INTO s SELECT t0.k, t{last}.v{last} FROM t0"
+    ));
+    for t in 1..tables {
+        sql.push_str(&format!(" JOIN t{t} ON t{}.k = t{t}.k", t - 1));
+    }
+    sql.push_str(";\n");
+    sql
+}

@@ -1,0 +1,183 @@
+//! What a connector's WITH options mean, as data: one YAML table per connector
+//! (`rules/connectors/<connector>.yaml`, or a user's `--rules DIR` file with `connector:`).
+//! Each option names its *role* (e.g. `identity`: what the source reads, which its state
+//! belongs to; `startup`: where a fresh start begins; `lookup_async`), which rules read as the
+//! `role` fact of a changed option, and why.
+
+use crate::error::Result;
+use crate::rules::load::parse_yaml;
+use crate::source::SourceFile;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The table of options every connector shares (`connector: '*'`), read when the connector's
+/// own table does not list the key (or there is none).
+pub const ANY_CONNECTOR: &str = "*";
+
+/// A connector table as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorFile {
+    /// The value of `'connector'` (e.g. `kafka`); `aliases` are other spellings of it.
+    pub connector: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Where the options are documented.
+    pub source: String,
+    pub options: Vec<OptionDef>,
+}
+
+/// One option (or a family: a key ending in `*` is a prefix).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionDef {
+    pub key: String,
+    pub role: String,
+    pub why: String,
+}
+
+/// The role of one option, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionRole {
+    pub role: String,
+    pub why: String,
+}
+
+/// Every connector table loaded, by connector name (lowercase; aliases included).
+#[derive(Debug, Clone, Default)]
+pub struct Connectors {
+    tables: BTreeMap<String, ConnectorFile>,
+}
+
+/// The built-in connector tables: `rules/connectors/*.yaml`.
+pub fn builtin() -> &'static Connectors {
+    static BUILTIN: OnceLock<Connectors> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        let mut connectors = Connectors::default();
+        for (path, text) in crate::rules::BUILTIN {
+            if path.starts_with("rules/connectors/") {
+                // Checked by a unit test: a broken built-in table is a build-time mistake.
+                let _ = connectors.load(&SourceFile::new(*path, *text));
+            }
+        }
+        connectors
+    })
+}
+
+/// Whether a YAML file is a connector table rather than a rule file.
+pub fn is_connector_file(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("connector:"))
+}
+
+impl Connectors {
+    /// Adds a connector table; a later table for the same connector replaces it.
+    pub fn load(&mut self, file: &SourceFile) -> Result<()> {
+        let table: ConnectorFile = parse_yaml(file, "connector")?;
+        for name in std::iter::once(&table.connector).chain(&table.aliases) {
+            self.tables.insert(name.to_lowercase(), table.clone());
+        }
+        Ok(())
+    }
+
+    pub fn table(&self, connector: &str) -> Option<&ConnectorFile> {
+        self.tables.get(&connector.to_lowercase())
+    }
+
+    /// The role of `key` for `connector` (keys compared without case, as Hologres reads them): an
+    /// exact key first, then the longest prefix family.
+    pub fn role(&self, connector: &str, key: &str) -> Option<OptionRole> {
+        self.own_role(connector, key)
+            .or_else(|| self.own_role(ANY_CONNECTOR, key))
+    }
+
+    /// The role a connector's own table gives the key.
+    fn own_role(&self, connector: &str, key: &str) -> Option<OptionRole> {
+        let table = self.table(connector)?;
+        let exact = table
+            .options
+            .iter()
+            .find(|o| o.key.eq_ignore_ascii_case(key));
+        let family = || {
+            table
+                .options
+                .iter()
+                .filter(|o| {
+                    o.key.strip_suffix('*').is_some_and(|prefix| {
+                        key.to_lowercase().starts_with(&prefix.to_lowercase())
+                    })
+                })
+                .max_by_key(|o| o.key.len())
+        };
+        exact.or_else(family).map(|o| OptionRole {
+            role: o.role.clone(),
+            why: o.why.clone(),
+        })
+    }
+
+    /// Whether the options turn on an option of this role (its value is `true`).
+    pub fn enables(&self, options: &[(String, String)], role: &str) -> bool {
+        let connector = options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("connector"))
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_default();
+        options.iter().any(|(k, v)| {
+            v.trim().eq_ignore_ascii_case("true")
+                && self.role(connector, k).is_some_and(|r| r.role == role)
+        })
+    }
+
+    /// The connectors described, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        self.tables.keys().map(String::as_str).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_table_loads() {
+        for (path, text) in crate::rules::BUILTIN {
+            if path.starts_with("rules/connectors/") {
+                let mut c = Connectors::default();
+                c.load(&SourceFile::new(*path, *text))
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+        }
+        for name in [
+            "kafka",
+            "upsert-kafka",
+            "mysql-cdc",
+            "postgres-cdc",
+            "jdbc",
+            "hologres",
+            "paimon",
+            "filesystem",
+            "datagen",
+        ] {
+            assert!(builtin().table(name).is_some(), "{name} has no table");
+        }
+    }
+
+    #[test]
+    fn roles_resolve_exact_keys_then_prefixes() {
+        let c = builtin();
+        assert_eq!(
+            c.role("kafka", "topic").map(|r| r.role),
+            Some("identity".into())
+        );
+        assert_eq!(
+            c.role("KAFKA", "scan.startup.mode").map(|r| r.role),
+            Some("startup".into())
+        );
+        let async_hologres = vec![
+            ("connector".to_string(), "hologres".to_string()),
+            ("async".to_string(), "true".to_string()),
+        ];
+        assert!(c.enables(&async_hologres, "lookup_async"));
+        assert_eq!(c.role("no-such-connector", "topic"), None);
+    }
+}

@@ -1,0 +1,99 @@
+//! A table's identity is its full path `catalog.database.table`: `USE CATALOG c` and
+//! `USE [c.]db` decide where an unqualified or partly qualified name lives (Flink's default is
+//! `default_catalog.default_database`). The identity is written without the default parts, so
+//! `orders` and `default_catalog.default_database.orders` are one table, named `orders` in
+//! reports, while `db1.orders` and `db2.orders` are two.
+
+pub const DEFAULT_CATALOG: &str = "default_catalog";
+pub const DEFAULT_DATABASE: &str = "default_database";
+
+/// The current catalog and database, as set by `USE CATALOG` / `USE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamePath {
+    pub catalog: String,
+    pub database: String,
+}
+
+impl Default for NamePath {
+    fn default() -> Self {
+        NamePath {
+            catalog: DEFAULT_CATALOG.to_string(),
+            database: DEFAULT_DATABASE.to_string(),
+        }
+    }
+}
+
+impl NamePath {
+    /// The identity of the object `parts` names (`t`, `db.t` or `catalog.db.t`) from here.
+    pub fn identity(&self, parts: &[String]) -> String {
+        let (catalog, database, name) = match parts {
+            [] => return String::new(),
+            [name] => (self.catalog.as_str(), self.database.as_str(), name),
+            [database, name] => (self.catalog.as_str(), database.as_str(), name),
+            [.., catalog, database, name] => (catalog.as_str(), database.as_str(), name),
+        };
+        match (catalog == DEFAULT_CATALOG, database == DEFAULT_DATABASE) {
+            (true, true) => name.clone(),
+            (true, false) => format!("{database}.{name}"),
+            _ => format!("{catalog}.{database}.{name}"),
+        }
+    }
+
+    /// `USE CATALOG c`: the catalog's default database is assumed to be `default_database`.
+    pub fn use_catalog(&mut self, catalog: &str) {
+        self.catalog = catalog.to_string();
+        self.database = DEFAULT_DATABASE.to_string();
+    }
+
+    /// `USE db` or `USE c.db`.
+    pub fn use_database(&mut self, parts: &[String]) {
+        match parts {
+            [database] => self.database = database.clone(),
+            [.., catalog, database] => {
+                self.catalog = catalog.clone();
+                self.database = database.clone();
+            }
+            [] => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(text: &str) -> Vec<String> {
+        text.split('.').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn default_parts_are_dropped_and_others_kept() {
+        let here = NamePath::default();
+        assert_eq!(here.identity(&parts("orders")), "orders");
+        assert_eq!(
+            here.identity(&parts("default_catalog.default_database.orders")),
+            "orders"
+        );
+        assert_eq!(here.identity(&parts("db1.orders")), "db1.orders");
+        assert_ne!(
+            here.identity(&parts("db1.orders")),
+            here.identity(&parts("db2.orders"))
+        );
+        assert_eq!(here.identity(&parts("cat.db.sink_v1")), "cat.db.sink_v1");
+    }
+
+    #[test]
+    fn use_statements_qualify_unqualified_names() {
+        let mut here = NamePath::default();
+        here.use_catalog("cat");
+        assert_eq!(
+            here.identity(&parts("orders")),
+            "cat.default_database.orders"
+        );
+        here.use_database(&parts("db"));
+        assert_eq!(here.identity(&parts("orders")), "cat.db.orders");
+        assert_eq!(here.identity(&parts("cat.db.orders")), "cat.db.orders");
+        here.use_database(&parts("default_catalog.db1"));
+        assert_eq!(here.identity(&parts("orders")), "db1.orders");
+    }
+}

@@ -1,0 +1,95 @@
+//! The facts of each changed item judged by per-item rules (`rules::items`): configuration keys
+//! whose value in force differs, and WITH options of a source table that differ.
+
+use crate::catalog::config::{self, Origin};
+use crate::catalog::connectors::Connectors;
+use crate::plan::{Operator, Plan};
+use crate::rules::items::Item;
+use crate::source::ByteSpan;
+use serde_json::{json, Map, Value};
+
+/// One item per configuration key whose value in force differs between the two jobs.
+pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
+    let span = |plan: &Plan, key: &str| match plan.catalog.config.origin(key) {
+        Some(Origin::Script(span)) => Some(*span),
+        _ => None,
+    };
+    config::changes(&old.catalog.config, &new.catalog.config)
+        .into_iter()
+        .map(|change| Item {
+            facts: json!({
+                "key": change.key,
+                "written": change.written,
+                "old_value": change.old,
+                "new_value": change.new,
+                "known": config::is_known(&change.key),
+                "config": config_facts,
+            }),
+            old_span: span(old, &change.written),
+            new_span: span(new, &change.written),
+            label: format!("configuration key '{}'", change.written),
+        })
+        .collect()
+}
+
+/// A source table's WITH options, from its operator's context (key → value).
+pub fn options_of(op: Option<&Operator>) -> Map<String, Value> {
+    match op.and_then(|o| o.context.get("options")) {
+        Some(Value::Object(map)) => map.clone(),
+        _ => Map::new(),
+    }
+}
+
+/// One item per WITH option of a source table declared on both sides whose value differs
+/// (the connector itself is a fact of the table, judged by the source rules).
+pub fn option_items(
+    old: &Operator,
+    new: &Operator,
+    feeds_state: bool,
+    connectors: &Connectors,
+    config_facts: &Value,
+) -> Vec<Item> {
+    let (old_options, new_options) = (options_of(Some(old)), options_of(Some(new)));
+    let connector = |options: &Map<String, Value>| {
+        options
+            .get("connector")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let connector_name = match connector(&new_options) {
+        c if c.is_empty() => connector(&old_options),
+        c => c,
+    };
+    let table = new.facts.get("name").cloned().unwrap_or(Value::Null);
+    let mut keys: Vec<&String> = old_options.keys().chain(new_options.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| k.as_str() != "connector" && old_options.get(*k) != new_options.get(*k))
+        .map(|key| {
+            let role = connectors.role(&connector_name, key);
+            let span = |op: &Operator| -> Option<ByteSpan> { Some(op.span) };
+            Item {
+                facts: json!({
+                    "table": table,
+                    "connector": connector_name,
+                    "key": key,
+                    "old_value": old_options.get(key),
+                    "new_value": new_options.get(key),
+                    "role": role.as_ref().map(|r| r.role.clone()),
+                    "reason": role.as_ref().map(|r| r.why.clone()),
+                    "documented": connectors.table(&connector_name).is_some(),
+                    "feeds_state": feeds_state,
+                    "config": config_facts,
+                }),
+                old_span: span(old),
+                new_span: span(new),
+                label: format!(
+                    "option '{key}' of table {}",
+                    table.as_str().unwrap_or_default()
+                ),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,72 @@
+//! Conditions Flink's optimizer pushes beneath operators already planned: a WHERE of a query
+//! reading a subquery, CTE or view (or a HAVING) reaches the group aggregate beneath it when
+//! it reads only its keys (it filters the aggregate's input), and the joins beneath it.
+
+use super::expr::CExpr;
+use super::join_nulls::PlannedJoin;
+use super::Operator;
+use crate::source::ByteSpan;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// A group aggregate already planned, and the values it computes (what is not a key).
+#[derive(Debug, Clone)]
+pub struct PlannedAggregate {
+    pub operator: usize,
+    pub computed: BTreeSet<String>,
+}
+
+impl PlannedAggregate {
+    fn reads_only_keys(&self, term: &CExpr) -> bool {
+        !self.computed.contains(&term.canonical())
+            && term.children().iter().all(|c| self.reads_only_keys(c))
+    }
+}
+
+/// Pushes the `terms` of a WHERE (or HAVING) above into the operators beneath: the aggregate
+/// takes the terms on its keys as filters of its input; the joins take what reaches them.
+pub fn push_down(
+    operators: &mut [Operator],
+    aggregate: Option<&PlannedAggregate>,
+    joins: &mut [PlannedJoin],
+    terms: &[CExpr],
+    span: ByteSpan,
+) -> Vec<CExpr> {
+    let reaching: Vec<CExpr> = match aggregate {
+        Some(aggregate) => terms
+            .iter()
+            .filter(|t| aggregate.reads_only_keys(t))
+            .cloned()
+            .collect(),
+        None => terms.to_vec(),
+    };
+    if let Some(op) = aggregate.and_then(|a| operators.get_mut(a.operator)) {
+        if !reaching.is_empty() {
+            let mut filters: Vec<String> = op
+                .facts
+                .get("filters")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for term in &reaching {
+                let canonical = term.canonical();
+                if !filters.contains(&canonical) {
+                    filters.push(canonical);
+                }
+            }
+            op.set("filters", json!(filters));
+            let at = op.fact_spans.get("filters").copied().unwrap_or_default();
+            op.fact_spans.insert("filters".into(), at.union(span));
+        }
+    }
+    for join in joins {
+        if let Some(op) = operators.get_mut(join.operator) {
+            join.push_down(op, &reaching, span);
+        }
+    }
+    reaching
+}

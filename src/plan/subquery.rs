@@ -1,0 +1,129 @@
+//! Subqueries inside expressions (`x IN (SELECT ...)`, `EXISTS (...)`, `NOT IN`, `NOT EXISTS`,
+//! scalar subqueries): Flink plans each as a semi, anti or single-row join, which keeps state.
+//! The subquery is planned like any query (its views, filters and stateful operators are
+//! inlined and recorded, correlated columns resolve to the enclosing query's), and the join is
+//! an opaque operator compared by its whole lineage: the enclosing rows and the subquery's.
+
+use super::builder::{projection_exprs, referenced_columns, Builder};
+use super::scope::Relation;
+use crate::error::Result;
+use crate::source::ByteSpan;
+use sqlparser::ast::{Expr, GroupByExpr, InTarget, Query, Select, Visit, Visitor};
+use std::ops::ControlFlow;
+
+/// A subquery found in an expression, waiting for the enclosing SELECT's WHERE.
+pub struct FoundSubquery {
+    /// `semi join`, `anti join` or `scalar subquery`.
+    pub kind: &'static str,
+    pub span: ByteSpan,
+    pub lineage: String,
+}
+
+/// The key under which a subquery's lineage is stored: where it is written.
+pub fn key(span: ByteSpan) -> (usize, usize) {
+    (span.start, span.end)
+}
+
+/// Plans the subqueries written directly in `exprs` (not those nested inside them: each
+/// subquery plans its own), with `outer` as the scope of correlated columns.
+pub fn plan_all<'e>(
+    b: &mut Builder,
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    outer: &Relation,
+) -> Result<Vec<FoundSubquery>> {
+    let mut finder = Finder {
+        depth: 0,
+        found: Vec::new(),
+    };
+    for expr in exprs {
+        let _ = expr.visit(&mut finder);
+    }
+    let mut out = Vec::new();
+    for (kind, query) in finder.found {
+        b.outer.push(outer.clone());
+        let relation = b.query(&query);
+        b.outer.pop();
+        let span = b.span(&query);
+        let relation = b.finish_rank(relation?, span)?;
+        let lineage = relation.lineage();
+        b.subqueries.insert(key(span), lineage.clone());
+        out.push(FoundSubquery {
+            kind,
+            span,
+            lineage,
+        });
+    }
+    Ok(out)
+}
+
+/// Records each subquery's join as an operator compared by its whole lineage: the rows of the
+/// enclosing query (with its WHERE) and the subquery's.
+pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation, select: &Select) {
+    if found.is_empty() {
+        return;
+    }
+    // The enclosing rows as the join keeps them: the columns the SELECT reads (Flink prunes
+    // the others), with the filters beneath and its own WHERE.
+    let (mut exprs, wildcard) = projection_exprs(select);
+    exprs.extend(select.selection.iter());
+    exprs.extend(select.having.iter());
+    if let GroupByExpr::Expressions(keys, _) = &select.group_by {
+        exprs.extend(keys.iter());
+    }
+    let read: Vec<String> = referenced_columns(outer, exprs, wildcard)
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
+    for subquery in found {
+        let description = format!("{} of ({rows}) with ({})", subquery.kind, subquery.lineage);
+        b.opaque(
+            "join",
+            "stream-exec-join",
+            subquery.span,
+            description,
+            "a semi/anti join (IN / EXISTS subquery) or a scalar subquery is not modelled in detail: compared by its whole lineage",
+        );
+    }
+}
+
+struct Finder {
+    depth: usize,
+    found: Vec<(&'static str, Query)>,
+}
+
+impl Visitor for Finder {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if self.depth > 0 {
+            return ControlFlow::Continue(());
+        }
+        let found = match expr {
+            Expr::In {
+                target: InTarget::Subquery(query),
+                negated,
+                ..
+            } => Some((if *negated { "anti join" } else { "semi join" }, query)),
+            Expr::Exists { subquery, negated } => {
+                Some((if *negated { "anti join" } else { "semi join" }, subquery))
+            }
+            Expr::Subquery(query) => Some(("scalar subquery", query)),
+            _ => None,
+        };
+        if let Some((kind, query)) = found {
+            self.found.push((kind, query.as_ref().clone()));
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,824 @@
+//! Rewrites that spell the same job another way (issue 14): names qualified with their catalog
+//! and database (or found through `USE`), identifiers quoted, predicates written in a form
+//! Flink's optimizer plans alike, an unused CTE, the query moved into a subquery, a CTE or a
+//! view. Each works on sqlparser's tokens, one statement at a time.
+
+use super::Tokens;
+use flink_compat::source::SourceFile;
+use flink_compat::sql::split::split;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::Token;
+use std::collections::BTreeSet;
+
+/// The statements of a script, each rewritten by `f` (given its text and leading words).
+fn per_statement(sql: &str, f: impl Fn(&str, &[String]) -> String) -> String {
+    let file = SourceFile::new("script.sql", sql.to_string());
+    let statements = split(&file).expect("a corpus script splits");
+    statements
+        .iter()
+        .map(|raw| {
+            let words = raw.leading_words(6);
+            format!("{};\n", f(file.slice(raw.span), &words))
+        })
+        .collect()
+}
+
+fn is_word(token: &Token, keyword: Keyword) -> bool {
+    matches!(token, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none())
+}
+
+/// The names a statement defines as CTEs (`WITH name AS (`, `, name (cols) AS (`): a
+/// qualified name never means a CTE, so they keep their spelling.
+fn cte_names(sql: &str) -> BTreeSet<String> {
+    let tokens = Tokens::of(sql);
+    let mut out = BTreeSet::new();
+    for (i, (token, _)) in tokens.items.iter().enumerate() {
+        let Token::Word(w) = token else { continue };
+        let Some(next) = tokens.next_significant(i) else {
+            continue;
+        };
+        let after = tokens.next_significant(next);
+        let defines = is_word(&tokens.items[next].0, Keyword::AS)
+            && after.is_some_and(|a| tokens.items[a].0 == Token::LParen);
+        let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+        let in_with =
+            matches!(previous, Some(t) if is_word(t, Keyword::WITH) || *t == Token::Comma);
+        if defines && in_with {
+            out.insert(w.value.clone());
+        }
+    }
+    out
+}
+
+/// The words after a comma of a FROM list (`FROM a, b`): the later tables of the list.
+fn from_list_items(tokens: &Tokens) -> BTreeSet<usize> {
+    let ends = [
+        Keyword::WHERE,
+        Keyword::GROUP,
+        Keyword::HAVING,
+        Keyword::ORDER,
+        Keyword::LIMIT,
+        Keyword::UNION,
+        Keyword::WINDOW,
+        Keyword::ON,
+        Keyword::JOIN,
+        Keyword::EXCEPT,
+        Keyword::INTERSECT,
+    ];
+    let mut out = BTreeSet::new();
+    let mut depth = 0i32;
+    let mut from_depth: Option<i32> = None;
+    for (i, (token, _)) in tokens.items.iter().enumerate() {
+        match token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if from_depth.is_some_and(|d| depth < d) {
+                    from_depth = None;
+                }
+            }
+            Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::FROM => {
+                from_depth = Some(depth);
+            }
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && ends.contains(&w.keyword)
+                    && from_depth == Some(depth) =>
+            {
+                from_depth = None;
+            }
+            Token::Word(_) if from_depth == Some(depth) => {
+                let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+                if previous == Some(&Token::Comma) {
+                    out.insert(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the script switches catalogs or databases: a fixed qualification would then mean
+/// other tables.
+pub fn uses_catalogs(sql: &str) -> bool {
+    per_statement(sql, |_, words| {
+        if words.first().is_some_and(|w| w == "USE") {
+            "USE".into()
+        } else {
+            String::new()
+        }
+    })
+    .contains("USE")
+}
+
+/// Qualifies every table and view name (after FROM, JOIN, INTO, TABLE, VIEW; a LIKE base) with
+/// `prefix` (`default_catalog.default_database.`), leaving CTEs and qualified names alone.
+pub fn qualify_names(sql: &str, prefix: &str) -> String {
+    if uses_catalogs(sql) {
+        return sql.to_string();
+    }
+    let ctes = all_cte_names(sql);
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        for (i, qualified) in table_names(&tokens, words, &ctes) {
+            if !qualified {
+                tokens.items[i].1 = format!("{prefix}{}", tokens.items[i].1);
+            }
+        }
+        tokens.text()
+    })
+}
+
+/// Whether some table or view name of the script is already qualified (`db1.orders`).
+pub fn has_qualified_names(sql: &str) -> bool {
+    let ctes = all_cte_names(sql);
+    per_statement(sql, |statement, words| {
+        let tokens = Tokens::of(statement);
+        let any = table_names(&tokens, words, &ctes).iter().any(|(_, q)| *q);
+        if any { "QUALIFIED" } else { "" }.to_string()
+    })
+    .contains("QUALIFIED")
+}
+
+fn all_cte_names(sql: &str) -> BTreeSet<String> {
+    per_statement(sql, |s, _| s.to_string())
+        .split(";\n")
+        .flat_map(cte_names)
+        .collect()
+}
+
+/// The first word of each table or view name of a statement (after FROM, JOIN, INTO, TABLE,
+/// VIEW, a comma of a FROM list, a DDL's LIKE), and whether the name is qualified.
+fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Vec<(usize, bool)> {
+    let ddl = words.first().is_some_and(|w| w == "CREATE");
+    let listed = from_list_items(tokens);
+    let structural = [
+        Keyword::TABLE,
+        Keyword::LATERAL,
+        Keyword::UNNEST,
+        Keyword::IF,
+        Keyword::SELECT,
+        Keyword::WITH,
+        Keyword::VALUES,
+    ];
+    (0..tokens.items.len())
+        .filter_map(|i| {
+            let Token::Word(w) = &tokens.items[i].0 else {
+                return None;
+            };
+            let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+            let next = tokens.next_significant(i).map(|n| &tokens.items[n].0);
+            let after_name_keyword = matches!(previous, Some(t)
+                if [Keyword::FROM, Keyword::JOIN, Keyword::INTO, Keyword::TABLE, Keyword::VIEW]
+                    .iter()
+                    .any(|k| is_word(t, *k))
+                    || (ddl && is_word(t, Keyword::LIKE)));
+            let name_like = w.quote_style.is_some() || !structural.contains(&w.keyword);
+            let is_name = (after_name_keyword || listed.contains(&i))
+                && name_like
+                && !ctes.contains(&w.value);
+            is_name.then_some((i, matches!(next, Some(Token::Period))))
+        })
+        .collect()
+}
+
+/// Statements the tool reads text of as written (pattern variables), left alone by rewrites
+/// that re-spell expressions.
+fn reads_text(tokens: &Tokens) -> bool {
+    tokens.items.iter().any(
+        |(t, _)| matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("MATCH_RECOGNIZE")),
+    )
+}
+
+/// Quotes every plain identifier with backticks (not keywords, function names or types).
+pub fn quote_identifiers(sql: &str, declared: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, _| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) {
+            return statement.to_string();
+        }
+        for i in 0..tokens.items.len() {
+            let Token::Word(w) = &tokens.items[i].0 else {
+                continue;
+            };
+            let next = tokens.next_significant(i).map(|n| &tokens.items[n].0);
+            if w.quote_style.is_none()
+                && w.keyword == Keyword::NoKeyword
+                && declared.contains(&w.value)
+                && next != Some(&Token::LParen)
+            {
+                tokens.items[i].1 = format!("`{}`", w.value);
+            }
+        }
+        tokens.text()
+    })
+}
+
+/// The names a script declares or reads: tables, views and columns of its DDL, and every word
+/// before `AS` or after `FROM` (aliases, tables): what may be quoted.
+pub fn identifiers(scripts: &[&str]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for sql in scripts {
+        let tokens = Tokens::of(sql);
+        for (i, (token, _)) in tokens.items.iter().enumerate() {
+            let Token::Word(w) = token else { continue };
+            if w.quote_style.is_some() || w.keyword != Keyword::NoKeyword {
+                continue;
+            }
+            let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+            let next = tokens.next_significant(i).map(|n| &tokens.items[n].0);
+            // A column of a DDL list: `(name TYPE` or `, name TYPE`; a table after FROM/JOIN;
+            // a qualified column `t.c`.
+            let column_def = matches!(previous, Some(Token::LParen) | Some(Token::Comma))
+                && matches!(next, Some(Token::Word(n)) if n.quote_style.is_none());
+            let after_from = matches!(previous, Some(t) if is_word(t, Keyword::FROM) || is_word(t, Keyword::JOIN));
+            let qualified = matches!(previous, Some(Token::Period));
+            let clause = ["WATERMARK", "PRIMARY", "CONSTRAINT", "PERIOD"]
+                .iter()
+                .any(|c| w.value.eq_ignore_ascii_case(c));
+            if (column_def || after_from || qualified) && !clause {
+                out.insert(w.value.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The names of ranking columns (`ROW_NUMBER() OVER (...) AS rk`): their filter is read as
+/// written (`rk <= 3`), so predicates on them keep their spelling.
+fn rank_aliases(scripts: &[&str]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for sql in scripts {
+        let tokens = Tokens::of(sql);
+        let ranking = tokens.items.iter().any(|(t, _)| {
+            matches!(t, Token::Word(w) if ["ROW_NUMBER", "RANK", "DENSE_RANK"]
+                .iter()
+                .any(|f| w.value.eq_ignore_ascii_case(f)))
+        });
+        if !ranking {
+            continue;
+        }
+        for (i, (token, _)) in tokens.items.iter().enumerate() {
+            if is_word(token, Keyword::AS) {
+                if let Some(n) = tokens.next_significant(i) {
+                    if let Token::Word(w) = &tokens.items[n].0 {
+                        out.insert(w.value.clone());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_literal(token: &Token) -> bool {
+    matches!(token, Token::Number(..) | Token::SingleQuotedString(_))
+}
+
+/// `column op literal` at `i` (a column: `c` or `t.c`): the indexes of its first and last
+/// column tokens, the operator and the literal.
+fn comparison_at(
+    tokens: &Tokens,
+    i: usize,
+    skip: &BTreeSet<String>,
+) -> Option<(usize, usize, usize, usize)> {
+    let Token::Word(first) = &tokens.items[i].0 else {
+        return None;
+    };
+    if first.keyword != Keyword::NoKeyword || first.quote_style.is_some() {
+        return None;
+    }
+    let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+    if matches!(previous, Some(Token::Period)) {
+        return None;
+    }
+    let mut last = i;
+    if let Some(dot) = tokens.next_significant(i) {
+        if tokens.items[dot].0 == Token::Period {
+            let column = tokens.next_significant(dot)?;
+            let Token::Word(_) = &tokens.items[column].0 else {
+                return None;
+            };
+            last = column;
+        }
+    }
+    let Token::Word(column) = &tokens.items[last].0 else {
+        return None;
+    };
+    if skip.contains(&column.value) {
+        return None;
+    }
+    let op = tokens.next_significant(last)?;
+    let literal = tokens.next_significant(op)?;
+    if !is_literal(&tokens.items[literal].0) {
+        return None;
+    }
+    // `c = 5` and not `c = 5 + x`, `c = 5 || 'x'`, nor a bound of an arithmetic.
+    let after = tokens.next_significant(literal).map(|n| &tokens.items[n].0);
+    let bounded = matches!(
+        after,
+        None | Some(Token::RParen) | Some(Token::Comma) | Some(Token::SemiColon)
+    ) || matches!(after, Some(Token::Word(w)) if w.keyword != Keyword::NoKeyword);
+    let before_ok = !matches!(
+        previous,
+        Some(Token::Plus | Token::Minus | Token::Mul | Token::Div | Token::StringConcat)
+    ) && !matches!(previous, Some(t) if is_word(t, Keyword::BETWEEN));
+    if bounded && before_ok {
+        Some((i, last, op, literal))
+    } else {
+        None
+    }
+}
+
+/// Spells comparisons another way: `c = 'x'` as `'x' = c`, `c < 5` as `5 > c`, `c <> 5` as
+/// `NOT (c = 5)`; ranking filters and pattern definitions keep their spelling.
+pub fn respell_predicates(sql: &str, skip: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) || words.first().is_some_and(|w| w == "SET") {
+            return statement.to_string();
+        }
+        let in_between = |tokens: &Tokens, i: usize| {
+            // A literal bound of BETWEEN ... AND is not a comparison of its own.
+            tokens
+                .previous_significant(i)
+                .is_some_and(|p| is_word(&tokens.items[p].0, Keyword::AND))
+                && (0..i)
+                    .rev()
+                    .take(12)
+                    .any(|j| is_word(&tokens.items[j].0, Keyword::BETWEEN))
+        };
+        let mut i = 0;
+        while i < tokens.items.len() {
+            let Some((first, last, op, literal)) = comparison_at(&tokens, i, skip) else {
+                i += 1;
+                continue;
+            };
+            if in_between(&tokens, first) {
+                i = literal + 1;
+                continue;
+            }
+            let flipped = match &tokens.items[op].0 {
+                Token::Eq => Some("="),
+                Token::Lt => Some(">"),
+                Token::Gt => Some("<"),
+                Token::LtEq => Some(">="),
+                Token::GtEq => Some("<="),
+                Token::Neq => None,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            let column: String = tokens.items[first..=last]
+                .iter()
+                .map(|(_, text)| text.as_str())
+                .collect();
+            let value = tokens.items[literal].1.clone();
+            let text = match flipped {
+                Some(flipped) => format!("{value} {flipped} {column}"),
+                None => format!("NOT ({column} = {value})"),
+            };
+            tokens.items[first].1 = text;
+            for j in first + 1..=literal {
+                tokens.items[j].1 = String::new();
+            }
+            i = literal + 1;
+        }
+        tokens.text()
+    })
+}
+
+/// The last token of the column at `i` (`c` or `t.c`), when `i` starts one that is not an
+/// operand of arithmetic and not a ranking column.
+fn column_at(tokens: &Tokens, i: usize, skip: &BTreeSet<String>) -> Option<usize> {
+    let Token::Word(first) = &tokens.items[i].0 else {
+        return None;
+    };
+    if first.keyword != Keyword::NoKeyword || first.quote_style.is_some() {
+        return None;
+    }
+    let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
+    if matches!(
+        previous,
+        Some(
+            Token::Period
+                | Token::Plus
+                | Token::Minus
+                | Token::Mul
+                | Token::Div
+                | Token::StringConcat
+        )
+    ) {
+        return None;
+    }
+    let mut last = i;
+    if let Some(dot) = tokens.next_significant(i) {
+        if tokens.items[dot].0 == Token::Period {
+            last = tokens.next_significant(dot)?;
+        }
+    }
+    match &tokens.items[last].0 {
+        Token::Word(w) if !skip.contains(&w.value) => Some(last),
+        _ => None,
+    }
+}
+
+/// Spells ranges and lists another way: `c BETWEEN 1 AND 5` as `(c >= 1 AND c <= 5)`,
+/// `c IN ('a', 'b')` as `(c = 'b' OR c = 'a')`, for literal bounds and items.
+pub fn respell_ranges(sql: &str, skip: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) || words.first().is_some_and(|w| w == "SET") {
+            return statement.to_string();
+        }
+        let mut i = 0;
+        while i < tokens.items.len() {
+            let Some(last) = column_at(&tokens, i, skip) else {
+                i += 1;
+                continue;
+            };
+            let column: String = tokens.items[i..=last]
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect();
+            let Some(keyword) = tokens.next_significant(last) else {
+                break;
+            };
+            let mut replaced = None;
+            if is_word(&tokens.items[keyword].0, Keyword::BETWEEN) {
+                let low = tokens.next_significant(keyword);
+                let and = low.and_then(|l| tokens.next_significant(l));
+                let high = and.and_then(|a| tokens.next_significant(a));
+                if let (Some(low), Some(and), Some(high)) = (low, and, high) {
+                    let after = tokens.next_significant(high).map(|n| &tokens.items[n].0);
+                    let bounded = matches!(
+                        after,
+                        None | Some(Token::RParen | Token::Comma | Token::SemiColon)
+                    ) || matches!(after, Some(Token::Word(w)) if w.keyword != Keyword::NoKeyword);
+                    if is_literal(&tokens.items[low].0)
+                        && is_word(&tokens.items[and].0, Keyword::AND)
+                        && is_literal(&tokens.items[high].0)
+                        && bounded
+                    {
+                        let (l, h) = (&tokens.items[low].1, &tokens.items[high].1);
+                        replaced = Some((high, format!("({column} >= {l} AND {column} <= {h})")));
+                    }
+                }
+            } else if is_word(&tokens.items[keyword].0, Keyword::IN) {
+                let mut items = Vec::new();
+                let mut at = tokens.next_significant(keyword);
+                let mut end = None;
+                if at.is_some_and(|a| tokens.items[a].0 == Token::LParen) {
+                    while let Some(item) = at.and_then(|a| tokens.next_significant(a)) {
+                        if !is_literal(&tokens.items[item].0) {
+                            break;
+                        }
+                        items.push(tokens.items[item].1.clone());
+                        match tokens.next_significant(item) {
+                            Some(n) if tokens.items[n].0 == Token::Comma => at = Some(n),
+                            Some(n) if tokens.items[n].0 == Token::RParen => {
+                                end = Some(n);
+                                break;
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+                if let Some(end) = end {
+                    let terms: Vec<String> = items
+                        .iter()
+                        .rev()
+                        .map(|v| format!("{column} = {v}"))
+                        .collect();
+                    replaced = Some((end, format!("({})", terms.join(" OR "))));
+                }
+            }
+            match replaced {
+                Some((end, text)) => {
+                    tokens.items[i].1 = text;
+                    for j in i + 1..=end {
+                        tokens.items[j].1 = String::new();
+                    }
+                    i = end + 1;
+                }
+                None => i = last + 1,
+            }
+        }
+        tokens.text()
+    })
+}
+
+/// Where the query of an INSERT or a bare query starts (its SELECT or WITH), if it is one the
+/// rewrites below may move.
+fn query_start(tokens: &Tokens, words: &[String]) -> Option<usize> {
+    let first = words.first()?;
+    let significant = |t: &Token| !matches!(t, Token::Whitespace(_));
+    let start = match first.as_str() {
+        "SELECT" | "WITH" => tokens.items.iter().position(|(t, _)| significant(t))?,
+        "INSERT" => tokens
+            .items
+            .iter()
+            .position(|(t, _)| is_word(t, Keyword::SELECT) || is_word(t, Keyword::WITH))?,
+        _ => return None,
+    };
+    // `INSERT INTO t (a, b) SELECT`: the first SELECT/WITH at depth 0 is the query.
+    let mut depth = 0i32;
+    for (t, _) in &tokens.items[..start] {
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+    }
+    (depth == 0).then_some(start)
+}
+
+/// Adds `WITH unused_cte AS (SELECT 1 AS one)` to each query (or to its WITH).
+pub fn add_unused_cte(sql: &str) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        let Some(start) = query_start(&tokens, words) else {
+            return statement.to_string();
+        };
+        let with = is_word(&tokens.items[start].0, Keyword::WITH);
+        let text = &mut tokens.items[start].1;
+        if with {
+            text.push_str(" unused_cte AS (SELECT 1 AS one),");
+        } else {
+            *text = format!("WITH unused_cte AS (SELECT 1 AS one) {text}");
+        }
+        tokens.text()
+    })
+}
+
+/// How a query is moved: into a subquery, a CTE, or a view declared before its statement.
+#[derive(Clone, Copy)]
+pub enum Moved {
+    Subquery,
+    Cte,
+    View,
+}
+
+/// Moves the query of each INSERT or bare query into a subquery, a CTE or a view read with
+/// `SELECT *`: the same rows, the same operators.
+pub fn move_query(sql: &str, into: Moved) -> String {
+    // A statement set holds only INSERTs: no view can be declared inside it.
+    if matches!(into, Moved::View) && sql.to_uppercase().contains("STATEMENT SET") {
+        return sql.to_string();
+    }
+    let counter = std::cell::Cell::new(0);
+    per_statement(sql, |statement, words| {
+        let tokens = Tokens::of(statement);
+        let Some(start) = query_start(&tokens, words) else {
+            return statement.to_string();
+        };
+        let head: String = tokens.items[..start]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let query: String = tokens.items[start..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        counter.set(counter.get() + 1);
+        let name = format!("moved_query_{}", counter.get());
+        match into {
+            Moved::Subquery => format!("{head}SELECT * FROM ({query}) AS {name}"),
+            Moved::Cte => format!("{head}WITH {name} AS ({query}) SELECT * FROM {name}"),
+            Moved::View => {
+                format!("CREATE TEMPORARY VIEW {name} AS {query};\n{head}SELECT * FROM {name}")
+            }
+        }
+    })
+}
+
+/// Whether the script selects `*` (or multiplies): the order of a table's columns may then
+/// reach the output.
+fn uses_star(sql: &str) -> bool {
+    let tokens = Tokens::of(sql);
+    tokens.items.iter().enumerate().any(|(i, (t, _))| {
+        *t == Token::Mul
+            && tokens
+                .previous_significant(i)
+                .is_none_or(|p| tokens.items[p].0 != Token::LParen)
+    })
+}
+
+/// Whether the script may plan an operator that stores its input rows (OVER, joins, rankings,
+/// sorts, MATCH_RECOGNIZE): Flink lays those rows out in the order of the table's columns
+/// (checked with Flink 2.3: `OverAggregate(select=[price, ts, ...])` follows the DDL), so
+/// reordering the DDL changes their state and is no equivalent rewrite there.
+fn stores_rows(sql: &str) -> bool {
+    let tokens = Tokens::of(sql);
+    let listed = !from_list_items(&tokens).is_empty();
+    listed
+        || tokens.items.iter().any(|(t, _)| {
+            matches!(t, Token::Word(w) if w.quote_style.is_none() && [
+                "OVER", "JOIN", "MATCH_RECOGNIZE", "ORDER", "LIMIT", "FETCH", "OFFSET",
+                "ROW_NUMBER", "RANK", "DENSE_RANK", "EXISTS", "IN", "UNION", "INTERSECT",
+                "EXCEPT", "DISTINCT",
+            ]
+            .iter()
+            .any(|k| w.value.eq_ignore_ascii_case(k)))
+        })
+}
+
+/// The tables a script writes (`INSERT INTO name`): their column order maps the output.
+fn sinks(sql: &str) -> BTreeSet<String> {
+    let tokens = Tokens::of(sql);
+    (0..tokens.items.len())
+        .filter(|&i| is_word(&tokens.items[i].0, Keyword::INTO))
+        .filter_map(|i| {
+            // The last part of `INTO c.db.name`.
+            let mut at = tokens.next_significant(i)?;
+            while let Some(dot) = tokens.next_significant(at) {
+                if tokens.items[dot].0 != Token::Period {
+                    break;
+                }
+                at = tokens.next_significant(dot)?;
+            }
+            match &tokens.items[at].0 {
+                Token::Word(w) => Some(w.value.clone()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Reverses the columns of each CREATE TABLE (its WATERMARK, keys and constraints stay after
+/// them), except sinks and tables declared with LIKE, in scripts that never select `*`.
+pub fn reorder_columns(sql: &str) -> String {
+    if uses_star(sql) || stores_rows(sql) {
+        return sql.to_string();
+    }
+    let written = sinks(sql);
+    per_statement(sql, |statement, words| {
+        let tokens = Tokens::of(statement);
+        let is_table = words.first().is_some_and(|w| w == "CREATE")
+            && words.iter().any(|w| w == "TABLE")
+            && !tokens.items.iter().any(|(t, _)| is_word(t, Keyword::LIKE));
+        let Some(open) = tokens.items.iter().position(|(t, _)| *t == Token::LParen) else {
+            return statement.to_string();
+        };
+        let name = tokens
+            .previous_significant(open)
+            .and_then(|n| match &tokens.items[n].0 {
+                Token::Word(w) => Some(w.value.clone()),
+                _ => None,
+            });
+        if !is_table || name.is_none_or(|n| written.contains(&n)) {
+            return statement.to_string();
+        }
+        let mut depth = 0;
+        let mut elements: Vec<String> = vec![String::new()];
+        let mut close = None;
+        for (i, (token, text)) in tokens.items.iter().enumerate().skip(open + 1) {
+            match token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => {
+                    close = Some(i);
+                    break;
+                }
+                Token::RParen => depth -= 1,
+                Token::Comma if depth == 0 => {
+                    elements.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(last) = elements.last_mut() {
+                last.push_str(text);
+            }
+        }
+        let Some(close) = close else {
+            return statement.to_string();
+        };
+        let is_clause = |e: &String| {
+            let first = e
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_uppercase();
+            ["WATERMARK", "PRIMARY", "CONSTRAINT", "PERIOD"].contains(&first.as_str())
+        };
+        let (clauses, mut columns): (Vec<String>, Vec<String>) =
+            elements.into_iter().partition(is_clause);
+        columns.reverse();
+        columns.extend(clauses);
+        let head: String = tokens.items[..=open]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let tail: String = tokens.items[close..]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let list: Vec<&str> = columns.iter().map(|c| c.trim()).collect();
+        // One element a line: an element may end with a `--` comment.
+        format!("{head}\n  {}\n{tail}", list.join(",\n  "))
+    })
+}
+
+/// Moves the condition of an inner join into WHERE: `FROM a JOIN b ON c WHERE w` becomes
+/// `FROM a, b WHERE (c) AND w`. Only a FROM with one inner join, not a temporal or lookup join.
+pub fn join_condition_to_where(sql: &str) -> String {
+    per_statement(sql, |statement, _| {
+        let mut tokens = Tokens::of(statement);
+        let n = tokens.items.len();
+        let mut depth = vec![0i32; n];
+        let mut d = 0;
+        for (i, (t, _)) in tokens.items.iter().enumerate() {
+            if *t == Token::RParen {
+                d -= 1;
+            }
+            depth[i] = d;
+            if *t == Token::LParen {
+                d += 1;
+            }
+        }
+        let joins: Vec<usize> = (0..n)
+            .filter(|&i| is_word(&tokens.items[i].0, Keyword::JOIN))
+            .collect();
+        let [join] = joins.as_slice() else {
+            return statement.to_string();
+        };
+        let join = *join;
+        let at = depth[join];
+        let previous = tokens.previous_significant(join);
+        let inner = previous.filter(|&p| is_word(&tokens.items[p].0, Keyword::INNER));
+        let outer = previous.is_some_and(|p| {
+            [
+                Keyword::LEFT,
+                Keyword::RIGHT,
+                Keyword::FULL,
+                Keyword::OUTER,
+                Keyword::CROSS,
+            ]
+            .iter()
+            .any(|k| is_word(&tokens.items[p].0, *k))
+        });
+        let versioned = tokens
+            .items
+            .iter()
+            .any(|(t, _)| is_word(t, Keyword::SYSTEM_TIME));
+        let lateral = tokens
+            .next_significant(join)
+            .is_some_and(|j| is_word(&tokens.items[j].0, Keyword::LATERAL));
+        if outer || versioned || lateral {
+            return statement.to_string();
+        }
+        let Some(on) =
+            (join..n).find(|&i| depth[i] == at && is_word(&tokens.items[i].0, Keyword::ON))
+        else {
+            return statement.to_string();
+        };
+        let stops = [
+            Keyword::WHERE,
+            Keyword::GROUP,
+            Keyword::HAVING,
+            Keyword::ORDER,
+            Keyword::LIMIT,
+            Keyword::UNION,
+            Keyword::WINDOW,
+        ];
+        let end = (on + 1..n)
+            .find(|&i| {
+                depth[i] < at
+                    || (depth[i] == at
+                        && (stops.iter().any(|k| is_word(&tokens.items[i].0, *k))
+                            || tokens.items[i].0 == Token::RParen))
+            })
+            .unwrap_or(n);
+        let condition: String = tokens.items[on + 1..end]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        let condition = condition.trim().to_string();
+        let has_where =
+            end < n && is_word(&tokens.items[end].0, Keyword::WHERE) && depth[end] == at;
+        for i in on..end {
+            tokens.items[i].1 = String::new();
+        }
+        tokens.items[join].1 = ",".into();
+        if let Some(inner) = inner {
+            tokens.items[inner].1 = String::new();
+        }
+        if has_where {
+            tokens.items[end].1 = format!("WHERE ({condition}) AND");
+        } else if end < n {
+            tokens.items[end].1 = format!("WHERE {condition} {}", tokens.items[end].1);
+        } else {
+            tokens.items.push((
+                Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                format!(" WHERE {condition}"),
+            ));
+        }
+        tokens.text()
+    })
+}
+
+pub fn ranking_names(scripts: &[&str]) -> BTreeSet<String> {
+    rank_aliases(scripts)
+}
