@@ -65,13 +65,17 @@ fn unknown_columns_are_reported_with_a_suggestion() {
 }
 
 #[test]
-fn like_is_read_only_for_a_declared_table_without_like_options() {
+fn like_options_that_flink_rejects_are_located_errors() {
     let message = error_of(
-        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE elsewhere;\nINSERT INTO s SELECT k FROM t2;",
+        "CREATE TABLE t2 WITH ('connector' = 'x') LIKE t (INCLUDING OPTIONS);\nINSERT INTO s SELECT k FROM t2;",
     );
-    assert!(message.contains("does not declare"), "{message}");
+    assert!(message.contains("INCLUDING OPTIONS"), "{message}");
     let message = error_of(
-        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE t (EXCLUDING ALL);\nINSERT INTO s SELECT k FROM t2;",
+        "CREATE TABLE b (k STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'x');\nCREATE TABLE t2 (PRIMARY KEY (k) NOT ENFORCED) LIKE b;\nINSERT INTO s SELECT k FROM t2;",
     );
-    assert!(message.contains("not modelled"), "{message}");
+    assert!(message.contains("primary key"), "{message}");
+    let message = error_of(
+        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE t (OVERWRITING CONSTRAINTS);\nINSERT INTO s SELECT k FROM t2;",
+    );
+    assert!(message.contains("INCLUDING or EXCLUDING"), "{message}");
 }

@@ -652,8 +652,15 @@ impl<'a> Builder<'a> {
         };
         if let Some(table) = self.catalog.tables.get(name) {
             let columns = table_columns(&mut self.converter(), table, &instance, Some(name))?;
+            // Columns a CTAS query (or an undeclared LIKE base) gives the table come from use.
+            let open_tables = if table.open {
+                vec![(Some(name.to_string()), instance)]
+            } else {
+                Vec::new()
+            };
             return Ok(Relation {
                 columns,
+                open_tables,
                 base_tables: vec![name.to_string()],
                 ..Default::default()
             });
