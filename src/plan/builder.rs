@@ -5,7 +5,7 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
+    aggregate, correlate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
     Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
@@ -16,7 +16,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SetExpr, SetOperator,
+    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
     SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
@@ -386,39 +387,21 @@ impl<'a> Builder<'a> {
                         .extend(input.open_tables.iter().map(|(_, t)| (None, t.clone())));
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
-                    let qualifier = kind.to_string();
-                    let qualifier = qualifier
-                        .rsplit('.')
-                        .next()
-                        .unwrap_or_default()
-                        .trim_matches('`')
-                        .to_string();
-                    if !input.has_qualifier(&qualifier) {
-                        return Err(Error::sql(
-                            self.file,
-                            self.span(item),
-                            format!("unknown table `{qualifier}` in `{qualifier}.*`"),
-                        ));
+                    let qualifier = match kind {
+                        SelectItemQualifiedWildcardKind::ObjectName(name) => match &name.0[..] {
+                            [one] => one.as_ident().map(|i| i.value.clone()),
+                            _ => None,
+                        },
+                        SelectItemQualifiedWildcardKind::Expr(_) => None,
+                    };
+                    match qualifier.filter(|q| input.has_qualifier(q)) {
+                        Some(qualifier) => self.table_wildcard(input, &qualifier, &mut output),
+                        None => {
+                            // `c.*` / `t.c.*`: the fields of a composite column.
+                            let column = self.composite_wildcard(input, kind, self.span(item))?;
+                            output.columns.push(column);
+                        }
                     }
-                    output.columns.extend(
-                        input
-                            .columns
-                            .iter()
-                            .filter(|c| c.qualifier.as_deref() == Some(&qualifier))
-                            .cloned()
-                            .map(|mut c| {
-                                self.reads.record(&c);
-                                c.qualifier = None;
-                                c
-                            }),
-                    );
-                    output.open_tables.extend(
-                        input
-                            .open_tables
-                            .iter()
-                            .filter(|(q, t)| q.as_deref() == Some(&qualifier) || *t == qualifier)
-                            .map(|(_, t)| (None, t.clone())),
-                    );
                 }
                 SelectItem::ExprWithAliases { expr, .. } => {
                     return Err(Error::sql(
@@ -430,6 +413,64 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(output)
+    }
+
+    /// `t.*`: every column of the FROM item `t`.
+    fn table_wildcard(&mut self, input: &Relation, qualifier: &str, output: &mut Relation) {
+        for column in input
+            .columns
+            .iter()
+            .filter(|c| c.qualifier.as_deref() == Some(qualifier))
+        {
+            self.reads.record(column);
+            output.columns.push(Column {
+                qualifier: None,
+                ..column.clone()
+            });
+        }
+        output.open_tables.extend(
+            input
+                .open_tables
+                .iter()
+                .filter(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
+                .map(|(_, t)| (None, t.clone())),
+        );
+    }
+
+    /// `c.*` of a composite column `c`: its fields, as one column of lineage over `c` (their
+    /// names and number come from its type).
+    fn composite_wildcard(
+        &mut self,
+        input: &Relation,
+        kind: &SelectItemQualifiedWildcardKind,
+        span: ByteSpan,
+    ) -> Result<Column> {
+        let expr = match kind {
+            SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                let parts: Vec<sqlparser::ast::Ident> = name
+                    .0
+                    .iter()
+                    .filter_map(|p| p.as_ident().cloned())
+                    .collect();
+                if parts.len() == 1 && input.resolve(None, &parts[0].value).into_column().is_none()
+                {
+                    return Err(Error::sql(
+                        self.file,
+                        span,
+                        format!("unknown table `{}` in `{}.*`", parts[0].value, parts[0].value),
+                    ));
+                }
+                self.converter().column(input, &parts, span)?.expr
+            }
+            SelectItemQualifiedWildcardKind::Expr(expr) => self.converter().expr(input, expr)?,
+        };
+        Ok(Column {
+            name: format!("{}.*", kind.to_string().trim_end_matches(".*")),
+            qualifier: None,
+            expr: CExpr::call("FIELDS", vec![expr]),
+            time: None,
+            span,
+        })
     }
 
     /// The span of a SELECT list.
@@ -481,8 +522,29 @@ impl<'a> Builder<'a> {
     fn from(&mut self, from: &[TableWithJoins], span: ByteSpan) -> Result<Relation> {
         let mut relation: Option<Relation> = None;
         for item in from {
-            let mut current = self.table_factor(&item.relation)?;
+            let mut current = match relation.take() {
+                // `FROM t, UNNEST(t.arr)`: the correlate reads the items before it.
+                Some(left) if correlate::is_correlate(&item.relation) => {
+                    let span = self.span(&item.relation);
+                    correlate::correlate(self, left, &item.relation, None, span)?
+                }
+                before => {
+                    relation = before;
+                    self.table_factor(&item.relation)?
+                }
+            };
             for join in &item.joins {
+                if correlate::is_correlate(&join.relation) {
+                    let span = self.span(join);
+                    current = correlate::correlate(
+                        self,
+                        current,
+                        &join.relation,
+                        Some(&join.join_operator),
+                        span,
+                    )?;
+                    continue;
+                }
                 let right = self.table_factor(&join.relation)?;
                 let join_span = self.span(join);
                 current = join::join(
@@ -898,10 +960,16 @@ pub fn referenced_columns<'e>(
         fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
             match expr {
                 Expr::Identifier(i) => self.0.push((None, i.value.clone())),
-                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => self.0.push((
-                    Some(parts[parts.len() - 2].value.clone()),
-                    parts[parts.len() - 1].value.clone(),
-                )),
+                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                    // `t.c`, or `c.f` a field of `c` (also `t.c.f`): any may be meant.
+                    self.0
+                        .push((Some(parts[0].value.clone()), parts[1].value.clone()));
+                    self.0.push((None, parts[0].value.clone()));
+                    self.0.push((
+                        Some(parts[parts.len() - 2].value.clone()),
+                        parts[parts.len() - 1].value.clone(),
+                    ));
+                }
                 _ => {}
             }
             ControlFlow::Continue(())

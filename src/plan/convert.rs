@@ -118,12 +118,31 @@ impl<'a> Converter<'a> {
     }
 
     /// Resolves a column reference to the column it names.
+    /// `t.c`, `c`, and nested fields of a composite column: `t.c.f.g` or `c.f` (Flink reads
+    /// the first part as a table when the FROM clause names one so, else as a column).
     pub fn column(&mut self, rel: &Relation, parts: &[Ident], span: ByteSpan) -> Result<Column> {
-        let (qualifier, name) = match parts {
-            [name] => (None, name.value.as_str()),
-            [.., q, name] => (Some(q.value.as_str()), name.value.as_str()),
+        let (qualifier, name, fields) = match parts {
             [] => return Err(self.error(span, "empty column reference".into())),
+            [name] => (None, name.value.as_str(), &[][..]),
+            [q, name, fields @ ..] if rel.has_qualifier(&q.value) => {
+                (Some(q.value.as_str()), name.value.as_str(), fields)
+            }
+            [name, fields @ ..] if rel.resolve(None, &name.value).is_found() => {
+                (None, name.value.as_str(), fields)
+            }
+            [.., q, name] => (Some(q.value.as_str()), name.value.as_str(), &[][..]),
         };
+        let column = self.plain_column(rel, qualifier, name, span)?;
+        Ok(field_of(column, fields))
+    }
+
+    fn plain_column(
+        &mut self,
+        rel: &Relation,
+        qualifier: Option<&str>,
+        name: &str,
+        span: ByteSpan,
+    ) -> Result<Column> {
         match rel.resolve(qualifier, name) {
             Resolved::Column(c) => {
                 self.read(&c);
@@ -567,6 +586,23 @@ impl<'a> Converter<'a> {
         }
         Ok(CExpr::Call { name, args })
     }
+}
+
+/// A nested field of a composite column (`c.f.g`): lineage over the column, no time attribute.
+pub fn field_of(mut column: Column, fields: &[Ident]) -> Column {
+    if let Some(last) = fields.last() {
+        let mut expr = column.expr;
+        for field in fields {
+            expr = CExpr::Call {
+                name: "FIELD".into(),
+                args: vec![expr, CExpr::Literal(format!("'{}'", field.value))],
+            };
+        }
+        column.expr = expr;
+        column.name = last.value.clone();
+        column.time = None;
+    }
+    column
 }
 
 pub fn literal(value: &Value) -> String {

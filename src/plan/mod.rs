@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod builder;
 pub mod convert;
+pub mod correlate;
 pub mod dialect_names;
 pub mod expr;
 pub mod functions;

@@ -171,6 +171,11 @@ pub fn looks_like_time(name: &str) -> bool {
 }
 
 impl Resolved {
+    /// Whether the name resolves (to one column, or ambiguously to several).
+    pub fn is_found(&self) -> bool {
+        !matches!(self, Resolved::Missing)
+    }
+
     pub fn into_column(self) -> Option<Column> {
         match self {
             Resolved::Column(c) => Some(c),
