@@ -5,7 +5,7 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, correlate, join, join_finish, match_recognize, over, rank, sort, source_table, window,
+    aggregate, correlate, degrade, join, join_finish, match_recognize, over, rank, sort, source_table, window,
     Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
@@ -29,11 +29,34 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let catalog = catalog::build(script, overrides)?;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
+    let mut errors = Vec::new();
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
-        let relation = builder.query(&statement.query)?;
-        let relation = builder.finish_rank(relation, statement.span)?;
+        let relation = builder
+            .query(&statement.query)
+            .and_then(|relation| builder.finish_rank(relation, statement.span));
+        let relation = match relation {
+            Ok(relation) => relation,
+            Err(error) => {
+                // A construct the tool does not model degrades this query alone; SQL that
+                // Flink rejects is an error, reported with those of the other queries.
+                match error.unmodelled_construct() {
+                    Some(construct) => {
+                        let at = error
+                            .located_errors()
+                            .first()
+                            .map(|e| ByteSpan::new(e.span.offset(), e.span.offset() + e.span.len()))
+                            .unwrap_or(statement.span);
+                        queries.push(degrade::opaque_query(
+                            &catalog, &file, &mut notes, statement, construct, at,
+                        ));
+                    }
+                    None => errors.push(error),
+                }
+                continue;
+            }
+        };
         let name = match &statement.sink {
             Some(sink) => sink.last().to_string(),
             None => format!("query #{}", statement.ordinal),
@@ -78,6 +101,9 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             hints: builder.hints,
             output,
         });
+    }
+    if let Some(error) = Error::collect(format!("the queries of {}", file.name), errors) {
+        return Err(error);
     }
     Ok(Plan {
         file,
@@ -246,10 +272,10 @@ impl<'a> Builder<'a> {
                     ..Default::default()
                 })
             }
-            other => Err(Error::sql(
+            other => Err(Error::unmodelled(
                 self.file,
                 self.span(other),
-                "this kind of query is not supported",
+                format!("the query form `{}`", first_words(&other.to_string())),
             )),
         }
     }
@@ -583,10 +609,10 @@ impl<'a> Builder<'a> {
                 ..
             } => {
                 if args.is_some() {
-                    return Err(Error::sql(
+                    return Err(Error::unmodelled(
                         self.file,
                         span,
-                        "table functions with arguments are not supported here",
+                        format!("the table function call `{name}(...)` in FROM"),
                     ));
                 }
                 let parts: Vec<String> = name
@@ -673,10 +699,10 @@ impl<'a> Builder<'a> {
                 };
                 match_recognize::build(self, input, &clause, factor)
             }
-            other => Err(Error::sql(
+            other => Err(Error::unmodelled(
                 self.file,
                 self.span(other),
-                "this kind of FROM item is not supported",
+                format!("the FROM item `{}`", first_words(&other.to_string())),
             )),
         }
     }
@@ -855,6 +881,16 @@ pub fn table_columns(
     }
     conv.reads.columns = reads_before;
     Ok(columns)
+}
+
+/// The first words of a construct's text, to name it in a message.
+fn first_words(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().take(4).collect();
+    let mut shown = words.join(" ");
+    if text.split_whitespace().count() > 4 {
+        shown.push_str(" ...");
+    }
+    shown
 }
 
 /// The name Flink gives an unaliased SELECT item: the column's name, else `EXPR$i`.

@@ -148,6 +148,14 @@ impl<'a> Converter<'a> {
                 self.read(&c);
                 Ok(c)
             }
+            Resolved::Ambiguous if rel.declared_matches(qualifier, name) < 2 => {
+                // Several tables without DDL: Flink knows which has it, the script does not say.
+                Err(Error::unmodelled(
+                    self.file,
+                    span,
+                    format!("column `{name}` of one of several tables without DDL (which one is unknown)"),
+                ))
+            }
             Resolved::Ambiguous => Err(self.error(
                 span,
                 format!("column `{name}` is ambiguous here: qualify it with its table"),
@@ -438,7 +446,16 @@ impl<'a> Converter<'a> {
         let mut distinct = false;
         if let FunctionArguments::List(list) = &function.args {
             distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
-            for arg in &list.args {
+            let takes_unit = super::functions::takes_time_unit(&function.name.to_string());
+            for (position, arg) in list.args.iter().enumerate() {
+                if let (true, 0, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(unit)))) =
+                    (takes_unit, position, arg)
+                {
+                    if super::functions::is_time_unit(&unit.value) {
+                        out.push(CExpr::Literal(unit.value.to_uppercase()));
+                        continue;
+                    }
+                }
                 let (name, arg) = match arg {
                     FunctionArg::Unnamed(a) => (None, a),
                     FunctionArg::Named { name, arg, .. } => (Some(name.value.to_uppercase()), arg),

@@ -115,6 +115,16 @@ impl Relation {
         Resolved::Missing
     }
 
+    /// How many declared columns `qualifier.name` names (not counting tables without DDL).
+    pub fn declared_matches(&self, qualifier: Option<&str>, name: &str) -> usize {
+        self.columns
+            .iter()
+            .filter(|c| {
+                c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier)
+            })
+            .count()
+    }
+
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
         self.columns
             .iter()

@@ -21,10 +21,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     };
     let kind = function.name.to_string().to_uppercase();
     if !matches!(kind.as_str(), "TUMBLE" | "HOP" | "CUMULATE" | "SESSION") {
-        return Err(Error::sql(
+        return Err(Error::unmodelled(
             b.file,
             span,
-            format!("table function {kind} is not supported"),
+            format!("the table function {kind}"),
         ));
     }
     let FunctionArguments::List(list) = &function.args else {
@@ -41,10 +41,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
                 ..
             } => named.push((name.value.to_uppercase(), e)),
             _ => {
-                return Err(Error::sql(
+                return Err(Error::unmodelled(
                     b.file,
                     span,
-                    format!("unsupported argument to {kind}"),
+                    format!("this argument form of {kind}"),
                 ))
             }
         }
