@@ -84,11 +84,22 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             format!("{kind} needs DESCRIPTOR(time column) as its second argument"),
         ));
     };
-    let (time_args, _) = b.converter().function_args(&input, descriptor)?;
-    let time_name = time_args
-        .first()
-        .map(|t| t.display(false))
-        .unwrap_or_default();
+    // DESCRIPTOR names a column of the input as written (it may be the window_time of a
+    // window aggregate beneath: cascading windows).
+    let time_name = match &descriptor.args {
+        FunctionArguments::List(list) => match list.args.first() {
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(i)))) => {
+                i.value.clone()
+            }
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(p)))) => {
+                p.last().map(|i| i.value.clone()).unwrap_or_default()
+            }
+            // `$rowtime` unquoted is read as a placeholder: its text is the name.
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    };
     let time_column = input
         .resolve(None, &time_name)
         .into_column()
@@ -152,9 +163,13 @@ fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
+    let partition = list.args[1..]
+        .iter()
+        .map(|arg| arg.to_string())
+        .collect();
     match list.args.first() {
         Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts)))) => {
-            Some((parts.last()?.value.clone(), Vec::new()))
+            Some((parts.last()?.value.clone(), partition))
         }
         _ => None,
     }
