@@ -92,6 +92,7 @@ pub fn parser_for<'a>(dialect: &'a FlinkDialect, raw: &RawStatement) -> Parser<'
         .map(|t| t.span.end)
         .unwrap_or(sqlparser::tokenizer::Location { line: 0, column: 0 });
     tokens.push(TokenWithSpan::at(Token::EOF, end, end));
+    let tokens = super::flink_syntax::rewrite(tokens);
     Parser::new(dialect)
         .with_recursion_limit(MAX_SQL_NESTING)
         .with_tokens_with_locations(tokens)
