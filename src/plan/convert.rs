@@ -500,13 +500,10 @@ impl<'a> Converter<'a> {
     fn function(&mut self, rel: &Relation, function: &Function, span: ByteSpan) -> Result<CExpr> {
         let name = function.name.to_string().to_uppercase();
         if function.over.is_some() {
-            return Err(Error::located(
-                "sql",
+            return Err(Error::unmodelled(
                 self.file,
                 span,
-                format!("{name}(...) OVER (...) is only supported in the SELECT list of a query"),
-                "window function here",
-                None,
+                format!("{name}(...) OVER (...) inside an expression"),
             ));
         }
         if is_window_only(&name) {

@@ -39,6 +39,11 @@ impl Dialect for FlinkDialect {
         true
     }
 
+    /// Flink's row types reach sqlparser as `STRUCT<...>` (see `flink_syntax`).
+    fn supports_struct_literal(&self) -> bool {
+        true
+    }
+
     fn supports_match_recognize(&self) -> bool {
         true
     }
