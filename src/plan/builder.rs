@@ -5,8 +5,8 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, Relation};
 use super::{
-    aggregate, correlate, degrade, join, join_finish, match_recognize, over, rank, sort, source_table, window,
-    Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, correlate, degrade, join, join_finish, match_recognize, over, rank, sort,
+    source_table, window, Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -16,9 +16,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
-    SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
+    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -483,7 +482,10 @@ impl<'a> Builder<'a> {
                     return Err(Error::sql(
                         self.file,
                         span,
-                        format!("unknown table `{}` in `{}.*`", parts[0].value, parts[0].value),
+                        format!(
+                            "unknown table `{}` in `{}.*`",
+                            parts[0].value, parts[0].value
+                        ),
                     ));
                 }
                 self.converter().column(input, &parts, span)?.expr

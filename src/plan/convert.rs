@@ -448,8 +448,11 @@ impl<'a> Converter<'a> {
             distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
             let takes_unit = super::functions::takes_time_unit(&function.name.to_string());
             for (position, arg) in list.args.iter().enumerate() {
-                if let (true, 0, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(unit)))) =
-                    (takes_unit, position, arg)
+                if let (
+                    true,
+                    0,
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(unit))),
+                ) = (takes_unit, position, arg)
                 {
                     if super::functions::is_time_unit(&unit.value) {
                         out.push(CExpr::Literal(unit.value.to_uppercase()));

@@ -81,8 +81,7 @@ pub fn correlate(
     let names = alias_columns(alias);
     if names.is_empty() {
         // The function's columns are named by its result type, unknown here: taken from use.
-        out.open_tables
-            .push((qualifier, function.canonical()));
+        out.open_tables.push((qualifier, function.canonical()));
     } else {
         for (i, name) in names.into_iter().enumerate() {
             out.columns.push(Column {
@@ -120,7 +119,10 @@ fn udtf_call(b: &mut Builder, left: &Relation, call: &Expr, span: ByteSpan) -> R
             format!("the arguments of table function {name} (not columns of its input)"),
         )
     };
-    if !matches!(function.args, FunctionArguments::List(_) | FunctionArguments::None) {
+    if !matches!(
+        function.args,
+        FunctionArguments::List(_) | FunctionArguments::None
+    ) {
         return Err(unmodelled(b));
     }
     // An argument that is no column of the left input (a table name, a DESCRIPTOR of a

@@ -105,14 +105,21 @@ impl Lineage {
                     let text = view.def.query.to_string();
                     self.definitions.insert(
                         key,
-                        format!("{word}({}) AS {}", view.def.columns.join(", "), canonical_text(&text)),
+                        format!(
+                            "{word}({}) AS {}",
+                            view.def.columns.join(", "),
+                            canonical_text(&text)
+                        ),
                     );
                     self.read(catalog, file, &text, depth + 1);
                 }
             } else if let Some(table) = catalog.tables.get(word) {
                 if !self.tables.iter().any(|t| t == word) {
                     self.tables.push(word.to_string());
-                    let ddl = file.text.get(table.span.start..table.span.end).unwrap_or("");
+                    let ddl = file
+                        .text
+                        .get(table.span.start..table.span.end)
+                        .unwrap_or("");
                     self.definitions
                         .insert(format!("table {word}"), canonical_text(ddl));
                 }

@@ -124,10 +124,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             params.push((name.to_lowercase(), millis));
         }
     }
-    let partition = partition_exprs
-        .iter()
-        .map(|p| CExpr::Literal(p.clone()))
-        .collect();
+    let mut partition = Vec::new();
+    for key in &partition_exprs {
+        partition.push(b.converter().expr(&input, key)?);
+    }
     let window = WindowTvf {
         kind: kind.to_lowercase(),
         time: time_column.expr.clone(),
@@ -155,7 +155,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     Ok(relation)
 }
 
-fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
+fn table_argument(expr: &Expr) -> Option<(String, Vec<Expr>)> {
     let Expr::Function(f) = expr else { return None };
     if f.name.to_string() != crate::sql::dialect::TABLE_ARGUMENT {
         return None;
@@ -165,7 +165,10 @@ fn table_argument(expr: &Expr) -> Option<(String, Vec<String>)> {
     };
     let partition = list.args[1..]
         .iter()
-        .map(|arg| arg.to_string())
+        .filter_map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        })
         .collect();
     match list.args.first() {
         Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts)))) => {

@@ -1,12 +1,15 @@
 //! Flink spellings sqlparser reads in another form, rewritten token for token (each keeps its
 //! place in the script): the row type `ROW<a INT>` or `ROW(a INT)` (after `AS` of a CAST or
 //! inside another composite type) becomes sqlparser's `STRUCT<a INT>`, and the map
-//! constructor `MAP[k1, v1]` the call `MAP(k1, v1)`.
+//! constructor `MAP[k1, v1]` the call `MAP(k1, v1)`. MATCH_RECOGNIZE's `PATTERN (p) WITHIN
+//! INTERVAL 'n' unit` becomes `PATTERN ((p) `WITHIN INTERVAL 'n' unit`)`: the time constraint is
+//! part of the pattern as the tool compares it.
 
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let tokens = within_into_pattern(tokens);
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
     let mut closers: Vec<(Token, bool)> = Vec::new();
@@ -24,9 +27,16 @@ pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 if opens_row {
                     rename_last_word(&mut out, "STRUCT");
                 }
-                closers.push((Token::Gt, true));
+                // sqlparser reads a map type as `MAP(K, V)`.
+                let map = !opens_row && previous == "MAP";
+                let (open, close) = if map {
+                    (Token::LParen, Token::RParen)
+                } else {
+                    (Token::Lt, Token::Gt)
+                };
+                closers.push((close, true));
                 in_type += 1;
-                out.push(replaced(&token, Token::Lt));
+                out.push(replaced(&token, open));
             }
             Token::LParen => {
                 closers.push((Token::RParen, false));
@@ -60,7 +70,11 @@ pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     out
 }
 
-fn close(closers: &mut Vec<(Token, bool)>, in_type: &mut usize, token: &TokenWithSpan) -> TokenWithSpan {
+fn close(
+    closers: &mut Vec<(Token, bool)>,
+    in_type: &mut usize,
+    token: &TokenWithSpan,
+) -> TokenWithSpan {
     match closers.pop() {
         Some((with, is_type)) => {
             if is_type {
@@ -127,4 +141,92 @@ fn split(token: &TokenWithSpan) -> (TokenWithSpan, TokenWithSpan) {
         span: Span::new(middle, token.span.end),
     };
     (first, second)
+}
+
+/// `PATTERN (p) WITHIN INTERVAL '1' HOUR DEFINE` as `PATTERN ((p) `WITHIN INTERVAL '1' HOUR`)
+/// DEFINE`: sqlparser has no WITHIN; a pattern variable carries it.
+fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !tokens.iter().any(|t| is_word(t, "WITHIN")) {
+        return tokens;
+    }
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 4);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let after_pattern = is_word(token, "WITHIN") && pattern_open(&out).is_some();
+        if !after_pattern {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        }
+        let Some(open) = pattern_open(&out) else {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        };
+        // The constraint runs to DEFINE (or the end of the clause).
+        let mut end = i + 1;
+        while end < tokens.len()
+            && !is_word(&tokens[end], "DEFINE")
+            && !matches!(tokens[end].token, Token::RParen | Token::EOF)
+        {
+            end += 1;
+        }
+        let text = tokens[i..end]
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| t.token.to_string().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let close = out.len() - 1;
+        let mut rewritten: Vec<TokenWithSpan> = out[..=open].to_vec();
+        rewritten.push(replaced(&out[open], Token::LParen));
+        rewritten.extend_from_slice(&out[open + 1..=close]);
+        rewritten.push(replaced(
+            token,
+            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+        ));
+        rewritten.push(replaced(
+            token,
+            Token::Word(Word {
+                value: text,
+                quote_style: Some('`'),
+                keyword: sqlparser::keywords::Keyword::NoKeyword,
+            }),
+        ));
+        rewritten.push(replaced(&out[close], Token::RParen));
+        out = rewritten;
+        i = end;
+    }
+    out
+}
+
+/// When `out` ends with `PATTERN ( ... )`: the index of that `(`.
+fn pattern_open(out: &[TokenWithSpan]) -> Option<usize> {
+    let last = out
+        .iter()
+        .rposition(|t| !matches!(t.token, Token::Whitespace(_)))?;
+    if out[last].token != Token::RParen {
+        return None;
+    }
+    let mut depth = 0i32;
+    for index in (0..=last).rev() {
+        match out[index].token {
+            Token::RParen => depth += 1,
+            Token::LParen => {
+                depth -= 1;
+                if depth == 0 {
+                    let word = out[..index]
+                        .iter()
+                        .rev()
+                        .find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+                    return matches!(&word.token, Token::Word(w) if w.value.eq_ignore_ascii_case("PATTERN"))
+                        .then_some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
