@@ -10,8 +10,8 @@ use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::Language;
 use sqlparser::ast::{
-    BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, Ident, Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
+    AccessExpr, BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Ident, Spanned, Subscript, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -234,6 +234,9 @@ impl<'a> Converter<'a> {
             }
             Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
             Expr::Nested(inner) => self.expr(rel, inner)?,
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                self.field_access(rel, root, access_chain, self.span(expr))?
+            }
             Expr::Value(v) => CExpr::Literal(literal(&v.value)),
             Expr::TypedString(t) => CExpr::Literal(format!(
                 "{} {}",
@@ -398,6 +401,51 @@ impl<'a> Converter<'a> {
             }
             other => self.opaque(rel, other)?,
         })
+    }
+
+    /// `o.m['k']`, `c.f[1].g`: the column named by the leading identifiers, then each field
+    /// or item in turn.
+    fn field_access(
+        &mut self,
+        rel: &Relation,
+        root: &Expr,
+        chain: &[AccessExpr],
+        span: ByteSpan,
+    ) -> Result<CExpr> {
+        let mut parts: Vec<Ident> = match root {
+            Expr::Identifier(i) => vec![i.clone()],
+            Expr::CompoundIdentifier(p) => p.clone(),
+            _ => Vec::new(),
+        };
+        let mut rest = chain;
+        if !parts.is_empty() {
+            while let Some((AccessExpr::Dot(Expr::Identifier(field)), tail)) = rest.split_first() {
+                parts.push(field.clone());
+                rest = tail;
+            }
+        }
+        let mut value = if parts.is_empty() {
+            self.expr(rel, root)?
+        } else {
+            self.column(rel, &parts, span)?.expr
+        };
+        for access in rest {
+            value = match access {
+                AccessExpr::Dot(Expr::Identifier(field)) => CExpr::Call {
+                    name: "FIELD".into(),
+                    args: vec![value, CExpr::Literal(format!("'{}'", field.value))],
+                },
+                AccessExpr::Subscript(Subscript::Index { index }) => CExpr::Call {
+                    name: "ITEM".into(),
+                    args: vec![value, self.expr(rel, index)?],
+                },
+                other => CExpr::Opaque {
+                    text: other.to_string(),
+                    args: vec![value],
+                },
+            };
+        }
+        Ok(value)
     }
 
     fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
