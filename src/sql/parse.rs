@@ -15,6 +15,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 /// Parses every raw statement, grouping statement sets.
 pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Vec<Statement>> {
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     let mut open_set: Option<(ByteSpan, Vec<Statement>)> = None;
     for raw in raws {
         let words = raw.leading_words(4);
@@ -53,7 +54,14 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             _ => raw,
         };
-        let statement = parse_statement(file, &raw)?;
+        // Every statement is read: the errors of all of them are reported at once.
+        let statement = match parse_statement(file, &raw) {
+            Ok(statement) => statement,
+            Err(error) => {
+                errors.push(error);
+                continue;
+            }
+        };
         match &mut open_set {
             Some((_, inner)) => {
                 if !matches!(statement.kind, StatementKind::Insert(_)) {
@@ -70,6 +78,9 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             None => out.push(statement),
         }
+    }
+    if let Some(error) = Error::collect(format!("the statements of {}", file.name), errors) {
+        return Err(error);
     }
     if let Some((start, _)) = open_set {
         return Err(Error::located(
