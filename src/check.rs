@@ -88,6 +88,7 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
         new_file: new_plan.file.name.clone(),
         queries,
         notes,
+        effective_verdict: None,
     }
 }
 

@@ -1,13 +1,16 @@
 //! The command line: `check`, `test`, `rules`, `plan`.
 
 use crate::cases;
-use crate::check::{check, plan_script};
+mod check_command;
+
+use crate::check::plan_script;
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{github, human, json, sarif};
+use crate::report::{concise, github, gitlab, json, junit, sarif};
 use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
+use check_command::{CheckArgs, Color};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -32,7 +35,7 @@ const EXIT_CODES: &str = "Exit status:
   2  an error: unreadable file, SQL that cannot be parsed, invalid rule or case file, bad usage";
 
 #[derive(Parser, Debug)]
-#[command(name = "flink-compat", version, about = "Tells whether a changed Flink SQL job can restore from the old job's savepoint", after_help = EXIT_CODES)]
+#[command(args_override_self = true, name = "flink-compat", version, about = "Tells whether a changed Flink SQL job can restore from the old job's savepoint", after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -48,6 +51,18 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow annotations
     Github,
+    /// One line per finding: `file:line:col: rule: message`
+    Concise,
+    /// JUnit XML: one test case per job
+    Junit,
+    /// GitLab Code Quality: a JSON array of issues
+    Gitlab,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ListFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -65,7 +80,7 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn threshold(self) -> Option<Verdict> {
+    pub fn threshold(self) -> Option<Verdict> {
         match self {
             FailOn::Partial => Some(Verdict::PartiallyCompatible),
             FailOn::Unknown => Some(Verdict::Unknown),
@@ -77,27 +92,51 @@ impl FailOn {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Compare two scripts: can NEW restore from the savepoint of OLD?
+    /// Compare scripts: can each new job restore from the savepoint of its old version?
+    ///
+    /// `check OLD NEW` compares two scripts (`-` reads one from standard input); two
+    /// directories or globs pair their job files by relative path; `check --against REV
+    /// [PATH...]` reads each job's old script from a git revision (every changed job file
+    /// without PATHs).
     #[command(after_help = EXIT_CODES)]
     Check {
-        /// The running job's SQL script (`-` for standard input)
-        old: PathBuf,
-        /// The changed SQL script (`-` for standard input)
-        new: PathBuf,
+        /// OLD NEW; with --against, the job files or directories to check
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// A git revision (branch, tag, commit, HEAD~1) holding the old scripts
+        #[arg(long, value_name = "REV")]
+        against: Option<String>,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// A directory of rule files extending or overriding the built-in rules (repeatable)
-        #[arg(long = "rules", value_name = "DIR")]
+        /// Rule files or directories (searched recursively) extending or overriding the built-in rules (repeatable)
+        #[arg(long = "rules", value_name = "PATH")]
         rules: Vec<PathBuf>,
         /// Job configuration, as `SET 'KEY' = 'VALUE';` would set it (repeatable)
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
         set: Vec<(String, String)>,
-        /// The engine whose rules judge the change (see `flink-compat rules profiles`)
-        #[arg(long, value_name = "NAME", default_value = crate::rules::profile::DEFAULT_ENGINE)]
-        engine: String,
-        /// The lowest verdict that makes the exit status 1
-        #[arg(long, value_enum, default_value_t = FailOn::Unknown)]
-        fail_on: FailOn,
+        /// The engine whose rules judge the change (default: vvr; see `flink-compat rules profiles`)
+        #[arg(long, value_name = "NAME")]
+        engine: Option<String>,
+        /// The lowest verdict that makes the exit status 1 (default: unknown)
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
+        /// The configuration file (default: the nearest flink-compat.toml upward from here)
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Ignore every configuration file
+        #[arg(long, conflicts_with = "config")]
+        isolated: bool,
+        /// The path to report (and match the configuration against) for standard input
+        #[arg(long, value_name = "PATH")]
+        stdin_filename: Option<String>,
+        /// Write the report to FILE instead of standard output
+        #[arg(long, value_name = "FILE")]
+        output_file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+        /// Print the verdict only (per job, for many jobs)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Run golden case files (directories are searched for *.yaml)
     Test {
@@ -132,7 +171,10 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum RulesAction {
     /// Every loaded rule: id, operator, change kind, verdict
-    List,
+    List {
+        #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+        format: ListFormat,
+    },
     /// One rule: its predicate, message, rationale, source, and a case that fires it
     Show {
         id: String,
@@ -175,24 +217,69 @@ fn source(path: &std::path::Path) -> Result<SourceFile> {
     ))
 }
 
+/// Says on standard error how many rules each `--rules` path contributed.
+fn say_loaded(set: &RuleSet, paths: &[PathBuf]) {
+    for path in paths {
+        let shown = path.display().to_string();
+        let count = set
+            .rules
+            .iter()
+            .filter(|r| r.profile == "user" && std::path::Path::new(&r.file).starts_with(path))
+            .count();
+        eprintln!("flink-compat: {count} rules loaded from {shown}");
+    }
+}
+
+/// Writes the report to the `--output-file`, or to standard output.
+fn emit(output: &Option<PathBuf>, text: &str) -> i32 {
+    match output {
+        Some(path) => match std::fs::write(path, text) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("cannot write {}: {e}", path.display());
+                2
+            }
+        },
+        None => {
+            out!("{text}");
+            0
+        }
+    }
+}
+
+/// An error in the chosen format (human: nothing, the diagnostic goes to standard error).
+fn render_error(format: Format, error: &Error) -> String {
+    match format {
+        Format::Json => format!("{}\n", json::render_error(error)),
+        Format::Sarif => format!("{}\n", sarif::render_error(error)),
+        Format::Github => github::render_error(error),
+        Format::Concise => concise::render_error(error),
+        Format::Junit => junit::render_error(error),
+        Format::Gitlab => format!("{}\n", gitlab::render_error(error)),
+        Format::Human => String::new(),
+    }
+}
+
 /// Runs the command; returns the exit status.
 pub fn run(cli: Cli) -> i32 {
-    let error_format = match &cli.command {
-        Command::Check { format, .. } => *format,
+    let (error_format, output) = match &cli.command {
+        Command::Check {
+            format,
+            output_file,
+            ..
+        } => (*format, output_file.clone()),
         Command::Plan {
             format: PlanFormat::Json,
             ..
-        } => Format::Json,
-        _ => Format::Human,
+        } => (Format::Json, None),
+        _ => (Format::Human, None),
     };
     match execute(cli) {
         Ok(code) => code,
         Err(error) => {
-            match error_format {
-                Format::Json => outln!("{}", json::render_error(&error)),
-                Format::Sarif => outln!("{}", sarif::render_error(&error)),
-                Format::Github => out!("{}", github::render_error(&error)),
-                Format::Human => {}
+            let text = render_error(error_format, &error);
+            if !text.is_empty() {
+                emit(&output, &text);
             }
             eprintln!("{:?}", miette::Report::new(error));
             2
@@ -203,34 +290,41 @@ pub fn run(cli: Cli) -> i32 {
 fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Check {
-            old,
-            new,
+            paths,
+            against,
             format,
             rules,
             set,
             engine,
             fail_on,
+            config,
+            isolated,
+            stdin_filename,
+            output_file,
+            color,
+            quiet,
         } => {
-            if old.as_os_str() == "-" && new.as_os_str() == "-" {
-                return Err(Error::Usage(
-                    "only one of OLD and NEW can be `-` (standard input)".into(),
-                ));
-            }
-            let rules = RuleSet::load_engine(&engine, &rules)?;
-            let (old, new) = (source(&old)?, source(&new)?);
-            let report = check(old.clone(), new.clone(), &set, &rules)?;
-            match format {
-                Format::Json => outln!("{}", json::render(&report)),
-                Format::Sarif => outln!("{}", sarif::render(&report, &rules)),
-                Format::Github => out!("{}", github::render(&report)),
-                Format::Human => out!(
-                    "{}",
-                    human::render(&report, &[&old, &new], human::Style::detect())
-                ),
-            }
-            Ok(match fail_on.threshold() {
-                Some(threshold) if report.verdict >= threshold => 1,
-                _ => 0,
+            let args = CheckArgs {
+                paths,
+                against,
+                format,
+                rules,
+                set,
+                engine,
+                fail_on,
+                config,
+                isolated,
+                stdin_filename,
+                color,
+                quiet,
+                to_file: output_file.is_some(),
+            };
+            let rendered = check_command::execute(&args)?;
+            let written = emit(&output_file, &rendered.text);
+            Ok(if written != 0 {
+                written
+            } else {
+                rendered.status
             })
         }
         Command::Test {
@@ -268,8 +362,36 @@ fn execute(cli: Cli) -> Result<i32> {
             engine,
         } => {
             let set = RuleSet::load_engine(&engine, &rules)?;
-            match action.unwrap_or(RulesAction::List) {
-                RulesAction::List => {
+            say_loaded(&set, &rules);
+            match action.unwrap_or(RulesAction::List {
+                format: ListFormat::Human,
+            }) {
+                RulesAction::List {
+                    format: ListFormat::Json,
+                } => {
+                    let list: Vec<serde_json::Value> = set
+                        .rules
+                        .iter()
+                        .map(|rule| {
+                            serde_json::json!({
+                                "id": rule.id,
+                                "operator": rule.operator,
+                                "change": rule.change,
+                                "profile": rule.profile,
+                                "verdict": rule.verdict_text(),
+                                "derived": rule.derived,
+                                "source": rule.source,
+                                "file": rule.file,
+                            })
+                        })
+                        .collect();
+                    let value = serde_json::json!({"engine": engine, "rules": list});
+                    outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&value).unwrap_or_default()
+                    );
+                }
+                RulesAction::List { .. } => {
                     let profiles = crate::rules::profile::builtin()?;
                     let names: Vec<&str> = profiles.keys().map(String::as_str).collect();
                     outln!("# engine {engine} (profiles: {})", names.join(", "));

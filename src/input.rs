@@ -26,6 +26,12 @@ pub fn read_text(path: &Path) -> Result<String> {
             .read_to_end(&mut bytes)
             .map_err(io)?;
     }
+    decode(&shown, bytes)
+}
+
+/// Checks bytes read from `shown` (a file, standard input, a git blob) as a script's text:
+/// at most the size limit, no NUL bytes, UTF-8.
+pub fn decode(shown: &str, bytes: Vec<u8>) -> Result<String> {
     if bytes.len() > MAX_SCRIPT_BYTES {
         return Err(Error::Limit {
             message: format!("{shown} is larger than {MAX_SCRIPT_BYTES} bytes"),
@@ -34,15 +40,41 @@ pub fn read_text(path: &Path) -> Result<String> {
     }
     if bytes.contains(&0) {
         return Err(Error::Io {
-            path: shown,
+            path: shown.to_string(),
             reason: "it is a binary file (it contains NUL bytes), not SQL text".into(),
         });
     }
     String::from_utf8(bytes).map_err(|e| Error::Io {
-        path: shown,
+        path: shown.to_string(),
         reason: format!(
             "it is not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ),
     })
+}
+
+/// The rule files a `--rules` argument names: the file itself, or every `*.yaml` / `*.yml`
+/// under the directory, recursively (hidden directories and `profile.yaml` skipped), sorted.
+/// Naming nothing is an error: a mistyped or empty directory must not pass silently.
+pub fn rule_files(path: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    })?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let files: Vec<_> = crate::batch::walk_files(path)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "profile.yaml"))
+        .collect();
+    if files.is_empty() {
+        return Err(Error::Io {
+            path: shown,
+            reason: "it has no rule files (*.yaml or *.yml, searched recursively)".into(),
+        });
+    }
+    Ok(files)
 }

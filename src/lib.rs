@@ -3,10 +3,12 @@
 //! The pipeline, one module each: `sql` (statements) → `catalog` → `plan` (normalized operators)
 //! → `diff` (facts) → `rules` (YAML + predicate DSL) → `report`; `check` runs it end to end.
 
+pub mod batch;
 pub mod cases;
 pub mod catalog;
 pub mod check;
 pub mod cli;
+pub mod config_file;
 pub mod diff;
 pub mod error;
 pub mod input;
@@ -17,4 +19,5 @@ pub mod report;
 pub mod rules;
 pub mod source;
 pub mod sql;
+pub mod suppress;
 pub mod verdict;

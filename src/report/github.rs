@@ -60,17 +60,34 @@ fn finding(out: &mut String, context: FindingContext, f: &Finding) {
         Some(op) => format!("{} in query {}", op.kind, context.query.name),
         None => format!("query {}", context.query.name),
     };
-    let title = format!("{} ({}): {place}", f.rule, f.verdict);
+    let mut title = format!("{} ({}): {place}", f.rule, f.verdict);
+    let mut level = command(f.verdict);
+    if let Some(s) = &f.suppressed {
+        let _ = write!(title, ", suppressed: {}", s.reason);
+        level = "notice";
+    }
     let _ = writeln!(
         out,
         "::{} {}::{}",
-        command(f.verdict),
+        level,
         properties(location, &title),
         escape_data(&message)
     );
 }
 
 pub fn render(report: &Report) -> String {
+    let mut out = annotations(report);
+    let _ = writeln!(
+        out,
+        "::{} title=flink-compat verdict::{}",
+        command(report.effective_verdict.unwrap_or(report.verdict)),
+        escape_data(human::verdict_words(report.verdict))
+    );
+    out
+}
+
+/// The annotations of a report's findings, warnings and assumptions (no verdict line).
+pub fn annotations(report: &Report) -> String {
     let mut out = String::new();
     for (context, f) in report.findings_in_context() {
         finding(&mut out, context, f);
@@ -87,13 +104,26 @@ pub fn render(report: &Report) -> String {
             escape_data(&format!("{} script: {}", note.side, note.message))
         );
     }
-    let _ = writeln!(
-        out,
-        "::{} title=flink-compat verdict::{}",
-        command(report.verdict),
-        escape_data(human::verdict_words(report.verdict))
-    );
     out
+}
+
+/// A notice or error about a whole job file (added, removed, failed), at its first line.
+pub fn file_annotation(level: &str, file: &str, title: &str, message: &str) -> String {
+    format!(
+        "::{level} file={},line=1,title={}::{}\n",
+        escape_property(file),
+        escape_property(title),
+        escape_data(message)
+    )
+}
+
+/// The run's verdict line.
+pub fn verdict_line(verdict: Verdict, message: &str) -> String {
+    format!(
+        "::{} title=flink-compat verdict::{}\n",
+        command(verdict),
+        escape_data(message)
+    )
 }
 
 /// An input error as annotations, one per located error.

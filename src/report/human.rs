@@ -50,7 +50,7 @@ impl Style {
             .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
     }
 
-    fn verdict(self, verdict: Verdict, text: &str) -> String {
+    pub fn verdict(self, verdict: Verdict, text: &str) -> String {
         if !self.colour {
             return text.to_string();
         }
@@ -135,10 +135,18 @@ fn finding_item(f: &Finding, files: &[&SourceFile]) -> Item {
         help.push(format!("derived rule: {why}"));
     }
     help.extend(unshown);
+    let mut message = format!("{}: {}", words(f.verdict.name()), f.message);
+    if let Some(s) = &f.suppressed {
+        message = format!("suppressed ({}, {}): {message}", s.reason, s.origin);
+    }
     Item {
         code: Some(f.rule.clone()),
-        message: format!("{}: {}", words(f.verdict.name()), f.message),
-        severity: severity(f.verdict),
+        message,
+        severity: if f.suppressed.is_some() {
+            Severity::Advice
+        } else {
+            severity(f.verdict)
+        },
         help: (!help.is_empty()).then(|| help.join("\n")),
         snippets,
     }
@@ -289,6 +297,13 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
         "{}",
         style.verdict(report.verdict, verdict_words(report.verdict))
     );
+    if let Some(effective) = report.effective_verdict {
+        let _ = writeln!(
+            out,
+            "with the suppressed findings left out: {}",
+            style.verdict(effective, verdict_words(effective))
+        );
+    }
     findings(&mut out, report, files, style);
     state_table(&mut out, report);
     for (kind, title) in [

@@ -1,8 +1,12 @@
 //! The result of a check, in one structure every output format renders.
 
+pub mod batch;
+pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod sarif;
 pub mod snippet;
 
@@ -22,6 +26,10 @@ pub struct Report {
     pub new_file: String,
     pub queries: Vec<QueryReport>,
     pub notes: Vec<NoteReport>,
+    /// The verdict of the findings that are not suppressed (what the exit status follows);
+    /// present only when some finding is suppressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective_verdict: Option<Verdict>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -118,6 +126,10 @@ pub struct Finding {
     pub failure_mode: Option<crate::rules::FailureMode>,
     pub old: Option<Location>,
     pub new: Option<Location>,
+    /// Accepted by an allow (inline or in the configuration): shown, but not counted for the
+    /// exit status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<crate::suppress::Suppression>,
 }
 
 /// A place in a script: file, 1-based line and column, byte offset and length, and the text.

@@ -105,6 +105,9 @@ fn rule_descriptor(id: &str, rules: &RuleSet) -> Value {
 struct Results {
     rule_ids: Vec<String>,
     results: Vec<Value>,
+    /// Whether the old script is a file of the checkout (not a git revision's blob): only then
+    /// can a result be located in it; otherwise it is located at the new script's start.
+    old_is_artifact: bool,
 }
 
 impl Results {
@@ -120,9 +123,10 @@ impl Results {
 
     fn finding(&mut self, report: &Report, context: FindingContext, f: &super::Finding) {
         let index = self.rule_index(&f.rule);
-        let primary = f.new.as_ref().or(f.old.as_ref());
+        let old_primary = f.old.as_ref().filter(|_| self.old_is_artifact);
+        let primary = f.new.as_ref().or(old_primary);
         let mut related = Vec::new();
-        if let (Some(old), Some(_)) = (&f.old, &f.new) {
+        if let (Some(old), true) = (&f.old, primary.is_none() || f.new.is_some()) {
             let mut location = physical_location(old);
             location["id"] = json!(0);
             location["message"] = json!({"text": "the same clause in the old script"});
@@ -148,6 +152,17 @@ impl Results {
         if !related.is_empty() {
             result["relatedLocations"] = Value::Array(related);
         }
+        if let Some(suppressed) = &f.suppressed {
+            let kind = match suppressed.kind {
+                crate::suppress::SuppressionKind::Inline => "inSource",
+                crate::suppress::SuppressionKind::Config => "external",
+            };
+            result["suppressions"] = json!([{
+                "kind": kind,
+                "justification": suppressed.reason,
+                "properties": {"origin": suppressed.origin},
+            }]);
+        }
         self.results.push(result);
     }
 
@@ -157,7 +172,8 @@ impl Results {
             NoteKind::Assumption => (ASSUMPTION_RULE, "note"),
         };
         let index = self.rule_index(id);
-        let file = if note.side == "old" {
+        let old_side = note.side == "old";
+        let file = if old_side && self.old_is_artifact {
             &report.old_file
         } else {
             &report.new_file
@@ -165,6 +181,7 @@ impl Results {
         let location = note
             .location
             .as_ref()
+            .filter(|_| !old_side || self.old_is_artifact)
             .map(physical_location)
             .unwrap_or_else(|| file_location(file));
         self.results.push(json!({
@@ -185,58 +202,157 @@ fn driver(rules: Vec<Value>) -> Value {
     })
 }
 
-pub fn render(report: &Report, rules: &RuleSet) -> String {
-    let mut results = Results {
-        rule_ids: Vec::new(),
-        results: Vec::new(),
-    };
-    for (context, finding) in report.findings_in_context() {
-        results.finding(report, context, finding);
+impl Results {
+    fn report(&mut self, report: &Report) {
+        for (context, finding) in report.findings_in_context() {
+            self.finding(report, context, finding);
+        }
+        for note in &report.notes {
+            self.note(report, note);
+        }
     }
-    for note in &report.notes {
-        results.note(report, note);
+
+    /// A result about a whole job file (added or removed), at its first line.
+    fn job(&mut self, id: &str, file: &str, message: String) {
+        let index = self.rule_index(id);
+        self.results.push(json!({
+            "ruleId": id,
+            "ruleIndex": index,
+            "level": "note",
+            "message": {"text": message},
+            "locations": [file_location(file)],
+        }));
     }
-    let descriptors = results
-        .rule_ids
-        .iter()
-        .map(|id| rule_descriptor(id, rules))
-        .collect();
+}
+
+/// The category of every run, so that code scanning replaces the previous upload.
+const AUTOMATION_ID: &str = "flink-compat/";
+
+fn log(
+    results: Results,
+    describe: &dyn Fn(&str) -> Value,
+    invocation: Value,
+    properties: Value,
+) -> String {
+    let descriptors = results.rule_ids.iter().map(|id| describe(id)).collect();
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver(descriptors)},
+            "automationDetails": {"id": AUTOMATION_ID},
             "columnKind": "unicodeCodePoints",
-            "invocations": [{"executionSuccessful": true}],
+            "invocations": [invocation],
             "results": results.results,
-            "properties": {"verdict": report.verdict, "schema_version": report.schema_version},
+            "properties": properties,
         }]
     });
     serde_json::to_string_pretty(&log).unwrap_or_default()
 }
 
+pub fn render(report: &Report, rules: &RuleSet) -> String {
+    let mut results = Results {
+        rule_ids: Vec::new(),
+        results: Vec::new(),
+        old_is_artifact: true,
+    };
+    results.report(report);
+    log(
+        results,
+        &|id| rule_descriptor(id, rules),
+        json!({"executionSuccessful": true}),
+        json!({"verdict": report.verdict, "schema_version": report.schema_version}),
+    )
+}
+
+/// Many jobs as one run: every job's results, added and removed job files as notes, and the
+/// jobs that could not be checked as failed notifications.
+pub fn render_batch(batch: &crate::batch::run::Batch) -> String {
+    use crate::batch::run::Outcome;
+    use crate::batch::JobStatus;
+    let mut results = Results {
+        rule_ids: Vec::new(),
+        results: Vec::new(),
+        old_is_artifact: false,
+    };
+    let mut notifications = Vec::new();
+    for job in &batch.jobs {
+        match &job.outcome {
+            Outcome::Checked(report) => results.report(report),
+            Outcome::Failed(error) => notifications.extend(notifications_of(error)),
+            Outcome::NotChecked => {
+                let id = match job.job.status {
+                    JobStatus::Removed => "job-removed",
+                    _ => "job-added",
+                };
+                results.job(
+                    id,
+                    &job.job.path,
+                    format!("{}: {}", job.job.path, job.words()),
+                );
+            }
+        }
+    }
+    for warning in &batch.warnings {
+        notifications.push(json!({"level": "warning", "message": {"text": warning}}));
+    }
+    let describe = |id: &str| match id {
+        "job-added" => {
+            json!({"id": id, "shortDescription": {"text": "A new job file: it starts without a savepoint"}})
+        }
+        "job-removed" => {
+            json!({"id": id, "shortDescription": {"text": "A removed job file: its savepoint is not restored"}})
+        }
+        _ => batch
+            .rule_sets
+            .iter()
+            .find(|set| set.get(id).is_some())
+            .or(batch.rule_sets.first())
+            .map(|set| rule_descriptor(id, set))
+            .unwrap_or_else(|| json!({"id": id})),
+    };
+    let mut invocation = json!({"executionSuccessful": !batch.has_errors()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = Value::Array(notifications);
+    }
+    let jobs: Vec<Value> = batch
+        .jobs
+        .iter()
+        .map(|j| json!({"path": j.job.path, "status": j.job.status, "verdict": j.verdict()}))
+        .collect();
+    log(
+        results,
+        &describe,
+        invocation,
+        json!({"verdict": batch.verdict(), "schema_version": super::SCHEMA_VERSION, "jobs": jobs}),
+    )
+}
+
+fn notifications_of(error: &Error) -> Vec<Value> {
+    let located = error.located_errors();
+    if located.is_empty() {
+        return vec![json!({"level": "error", "message": {"text": error.to_string()}})];
+    }
+    located
+        .iter()
+        .map(|e| {
+            json!({
+                "level": "error",
+                "message": {"text": e.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&e.file)},
+                        "region": {"startLine": e.line, "startColumn": e.column}
+                    }
+                }],
+            })
+        })
+        .collect()
+}
+
 /// An input error as a SARIF log: the run failed, with one notification per located error.
 pub fn render_error(error: &Error) -> String {
-    let located = error.located_errors();
-    let notifications: Vec<Value> = if located.is_empty() {
-        vec![json!({"level": "error", "message": {"text": error.to_string()}})]
-    } else {
-        located
-            .iter()
-            .map(|e| {
-                json!({
-                    "level": "error",
-                    "message": {"text": e.message},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri(&e.file)},
-                            "region": {"startLine": e.line, "startColumn": e.column}
-                        }
-                    }],
-                })
-            })
-            .collect()
-    };
+    let notifications = notifications_of(error);
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",

@@ -313,6 +313,7 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
                 message: rule.message.render(&shown),
                 derived: rule.derived.clone(),
                 failure_mode: rule.failure_mode_for(&facts),
+                suppressed: None,
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
@@ -337,6 +338,7 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
                         .into(),
                 ),
                 failure_mode: None,
+                suppressed: None,
                 old: location(&old_plan.file, old_span),
                 new: location(&new_plan.file, new_span),
             });
@@ -441,6 +443,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                 message: rule.message.render(&facts),
                 derived: rule.derived.clone(),
                 failure_mode: rule.failure_mode_for(&facts),
+                suppressed: None,
                 old: at(old_plan, pair.old),
                 new: at(new_plan, pair.new),
             });
@@ -465,6 +468,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                             .into(),
                     ),
                     failure_mode: None,
+                    suppressed: None,
                     old: location(&old_plan.file, old.span),
                     new: location(&new_plan.file, new.span),
                 });

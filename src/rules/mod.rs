@@ -201,17 +201,7 @@ impl RuleSet {
             }
         }
         for dir in dirs {
-            let dir = dir.as_ref();
-            let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
-                path: dir.display().to_string(),
-                reason: e.to_string(),
-            })?;
-            let mut paths: Vec<_> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-                .filter(|p| p.file_name().is_some_and(|n| n != "profile.yaml"))
-                .collect();
-            paths.sort();
+            let paths = crate::input::rule_files(dir.as_ref())?;
             for path in paths {
                 let text = crate::input::read_text(&path)?;
                 let name = path.display().to_string();

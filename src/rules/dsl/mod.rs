@@ -15,7 +15,7 @@ mod eval;
 mod json;
 mod parser;
 mod schema;
-mod suggest;
+pub(crate) mod suggest;
 mod syntax_error;
 mod template;
 mod typecheck;

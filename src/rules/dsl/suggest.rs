@@ -34,7 +34,7 @@ pub(crate) fn nearest<'a>(
 }
 
 /// A hint such as "did you mean `old.window`?", or `None` without candidates.
-pub(super) fn did_you_mean(names: &[&str]) -> Option<String> {
+pub(crate) fn did_you_mean(names: &[&str]) -> Option<String> {
     let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
     match quoted.as_slice() {
         [] => None,
