@@ -90,7 +90,8 @@ fn every_error_of_the_script_is_reported_at_once_each_at_its_fault() {
     let lines: Vec<usize> = error.located_errors().iter().map(|e| e.line).collect();
     // Parse errors of statements 1 and 3, then (once every statement parses) each query's own.
     assert_eq!(lines, vec![2, 4], "{error}");
-    let text = "INSERT INTO s2 SELECT nope FROM t;\nINSERT INTO s3 SELECT k FROM t WHERE missing > 1;\n";
+    let text =
+        "INSERT INTO s2 SELECT nope FROM t;\nINSERT INTO s3 SELECT k FROM t WHERE missing > 1;\n";
     let file = SourceFile::new("q.sql", format!("{TABLE}{text}"));
     let Err(error) = plan_script(file, &[]) else {
         panic!("accepted")

@@ -3,13 +3,14 @@
 //! inside another composite type) becomes sqlparser's `STRUCT<a INT>`, and the map
 //! constructor `MAP[k1, v1]` the call `MAP(k1, v1)`. MATCH_RECOGNIZE's `PATTERN (p) WITHIN
 //! INTERVAL 'n' unit` becomes `PATTERN ((p) `WITHIN INTERVAL 'n' unit`)`: the time constraint is
-//! part of the pattern as the tool compares it.
+//! part of the pattern as the tool compares it. The clauses of JSON functions (`KEY k VALUE v`,
+//! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call.
 
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let tokens = within_into_pattern(tokens);
+    let tokens = json_clauses(within_into_pattern(tokens));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
     let mut closers: Vec<(Token, bool)> = Vec::new();
@@ -229,4 +230,132 @@ fn pattern_open(out: &[TokenWithSpan]) -> Option<usize> {
         }
     }
     None
+}
+
+/// Flink's JSON function clauses as plain arguments: `JSON_OBJECT(KEY 'k' VALUE v NULL ON NULL)`
+/// becomes `JSON_OBJECT('k', v, 'NULL ON NULL')`, `JSON_VALUE(j, '$.a' DEFAULT 'x' ON EMPTY)`
+/// becomes `JSON_VALUE(j, '$.a', 'DEFAULT', 'x', 'ON EMPTY')`: each clause stays in the call.
+fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+        _ => String::new(),
+    };
+    if !tokens.iter().any(|t| word(t).starts_with("JSON_")) {
+        return tokens;
+    }
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let next_word = |at: usize, n: usize| {
+        significant
+            .iter()
+            .position(|&i| i == at)
+            .and_then(|p| significant.get(p + n))
+            .map(|&i| word(&tokens[i]))
+            .unwrap_or_default()
+    };
+    let text = |s: &str, like: &TokenWithSpan| replaced(like, Token::SingleQuotedString(s.into()));
+    let comma = |like: &TokenWithSpan| replaced(like, Token::Comma);
+    // The depth of each open JSON_ call (in parentheses), innermost last.
+    let mut calls: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut skip = 0usize;
+    for (i, token) in tokens.iter().enumerate() {
+        if skip > 0 {
+            if !matches!(token.token, Token::Whitespace(_)) {
+                skip -= 1;
+            }
+            continue;
+        }
+        match &token.token {
+            Token::LParen => {
+                depth += 1;
+                let callee = out
+                    .iter()
+                    .rev()
+                    .find(|t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_)))
+                    .map(word)
+                    .unwrap_or_default();
+                if callee.starts_with("JSON_") {
+                    calls.push(depth);
+                }
+                out.push(token.clone());
+                continue;
+            }
+            Token::RParen => {
+                if calls.last() == Some(&depth) {
+                    calls.pop();
+                }
+                depth = depth.saturating_sub(1);
+                out.push(token.clone());
+                continue;
+            }
+            _ => {}
+        }
+        if calls.last() != Some(&depth) {
+            out.push(token.clone());
+            continue;
+        }
+        let w = word(token);
+        let on = next_word(i, 1) == "ON";
+        let target = next_word(i, 2);
+        match w.as_str() {
+            "KEY" => {}
+            "VALUE" => out.push(comma(token)),
+            "NULL" | "ABSENT" | "ERROR" | "EMPTY"
+                if on && matches!(target.as_str(), "NULL" | "EMPTY" | "ERROR") =>
+            {
+                out.push(comma(token));
+                out.push(text(&format!("{w} ON {target}"), token));
+                skip = 2;
+            }
+            "RETURNING" => {
+                // The type runs to the next clause or the end of the call.
+                let mut words = Vec::new();
+                let mut nested = 0usize;
+                for t in tokens[i + 1..].iter() {
+                    match &t.token {
+                        Token::Whitespace(_) => continue,
+                        Token::LParen => nested += 1,
+                        Token::RParen if nested == 0 => break,
+                        Token::RParen => nested -= 1,
+                        Token::Comma if nested == 0 => break,
+                        Token::Word(_)
+                            if nested == 0
+                                && matches!(
+                                    word(t).as_str(),
+                                    "NULL"
+                                        | "ERROR"
+                                        | "DEFAULT"
+                                        | "EMPTY"
+                                        | "ABSENT"
+                                        | "WITH"
+                                        | "WITHOUT"
+                                ) =>
+                        {
+                            break
+                        }
+                        _ => {}
+                    }
+                    words.push(t.token.to_string().to_uppercase());
+                }
+                skip = words.len();
+                out.push(comma(token));
+                out.push(text(&format!("RETURNING {}", words.join(" ")), token));
+            }
+            "DEFAULT" => {
+                out.push(comma(token));
+                out.push(text("DEFAULT", token));
+                out.push(comma(token));
+            }
+            "ON" if matches!(next_word(i, 1).as_str(), "EMPTY" | "ERROR" | "NULL") => {
+                out.push(comma(token));
+                out.push(text(&format!("ON {}", next_word(i, 1)), token));
+                skip = 1;
+            }
+            _ => out.push(token.clone()),
+        }
+    }
+    out
 }
