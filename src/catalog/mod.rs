@@ -198,13 +198,17 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Reset { key } => catalog.config.reset(key.as_deref()),
         StatementKind::Insert(insert) => {
             let ordinal = catalog.queries.len() + 1;
+            // The sink's conflict strategy is compared as hints are: it changes the state of
+            // the sink's materializer, which the tool does not model.
+            let mut hints = statement.hints;
+            hints.extend(insert.on_conflict);
             catalog.queries.push(QueryStatement {
                 sink: Some(insert.sink),
                 columns: insert.columns,
                 query: insert.query,
                 span: statement.span,
                 ordinal,
-                hints: statement.hints,
+                hints,
             });
         }
         StatementKind::Query(query) => {

@@ -10,6 +10,7 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{canonical_text, dialect::FlinkDialect};
 use serde_json::json;
 use sqlparser::tokenizer::{Token, Tokenizer};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The plan of `statement` as one opaque operator; `construct` is what the tool does not model
@@ -101,16 +102,13 @@ impl Lineage {
         }) {
             let key = format!("view {word}");
             if let Some(view) = catalog.views.get(word) {
-                if !self.definitions.contains_key(&key) {
+                if let Entry::Vacant(slot) = self.definitions.entry(key) {
                     let text = view.def.query.to_string();
-                    self.definitions.insert(
-                        key,
-                        format!(
-                            "{word}({}) AS {}",
-                            view.def.columns.join(", "),
-                            canonical_text(&text)
-                        ),
-                    );
+                    slot.insert(format!(
+                        "{word}({}) AS {}",
+                        view.def.columns.join(", "),
+                        canonical_text(&text)
+                    ));
                     self.read(catalog, file, &text, depth + 1);
                 }
             } else if let Some(table) = catalog.tables.get(word) {

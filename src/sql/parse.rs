@@ -343,12 +343,26 @@ fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, Parser
         parser.expect_token(&Token::RParen)?;
     }
     let query = parser.parse_query()?;
+    // Flink 2.3: `ON CONFLICT DO ERROR | NOTHING | DEDUPLICATE`, how the sink resolves rows
+    // of other upsert keys mapping to one primary key (its materializer's state).
+    let on_conflict = if parser.parse_keywords(&[Keyword::ON, Keyword::CONFLICT, Keyword::DO]) {
+        let strategy = parser.parse_identifier()?.value.to_uppercase();
+        if !matches!(strategy.as_str(), "ERROR" | "NOTHING" | "DEDUPLICATE") {
+            return Err(ParserError::ParserError(format!(
+                "Expected: ERROR, NOTHING or DEDUPLICATE after ON CONFLICT DO, found: {strategy}"
+            )));
+        }
+        Some(format!("ON CONFLICT DO {strategy}"))
+    } else {
+        None
+    };
     expect_end(parser)?;
     Ok(Insert {
         sink,
         columns,
         overwrite,
         query,
+        on_conflict,
     })
 }
 

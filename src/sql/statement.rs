@@ -171,4 +171,6 @@ pub struct Insert {
     pub columns: Vec<String>,
     pub overwrite: bool,
     pub query: Box<Query>,
+    /// `ON CONFLICT DO ...` (Flink 2.3), canonical.
+    pub on_conflict: Option<String>,
 }
