@@ -256,8 +256,9 @@ fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     };
     let text = |s: &str, like: &TokenWithSpan| replaced(like, Token::SingleQuotedString(s.into()));
     let comma = |like: &TokenWithSpan| replaced(like, Token::Comma);
-    // The depth of each open JSON_ call (in parentheses), innermost last.
-    let mut calls: Vec<usize> = Vec::new();
+    // The depth of each open JSON_ call (in parentheses) and whether it takes KEY ... VALUE
+    // pairs (JSON_OBJECT, JSON_OBJECTAGG), innermost last.
+    let mut calls: Vec<(usize, bool)> = Vec::new();
     let mut depth = 0usize;
     let mut out = Vec::with_capacity(tokens.len());
     let mut skip = 0usize;
@@ -278,13 +279,13 @@ fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                     .map(word)
                     .unwrap_or_default();
                 if callee.starts_with("JSON_") {
-                    calls.push(depth);
+                    calls.push((depth, callee.starts_with("JSON_OBJECT")));
                 }
                 out.push(token.clone());
                 continue;
             }
             Token::RParen => {
-                if calls.last() == Some(&depth) {
+                if calls.last().is_some_and(|(d, _)| *d == depth) {
                     calls.pop();
                 }
                 depth = depth.saturating_sub(1);
@@ -293,16 +294,29 @@ fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             }
             _ => {}
         }
-        if calls.last() != Some(&depth) {
-            out.push(token.clone());
-            continue;
-        }
-        let w = word(token);
+        let pairs = match calls.last() {
+            Some((d, pairs)) if *d == depth => *pairs,
+            _ => {
+                out.push(token.clone());
+                continue;
+            }
+        };
+        // `t.value` is a column, not a clause.
+        let after_dot = out
+            .iter()
+            .rev()
+            .find(|t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_)))
+            .is_some_and(|t| t.token == Token::Period);
+        let w = if after_dot {
+            String::new()
+        } else {
+            word(token)
+        };
         let on = next_word(i, 1) == "ON";
         let target = next_word(i, 2);
         match w.as_str() {
-            "KEY" => {}
-            "VALUE" => out.push(comma(token)),
+            "KEY" if pairs => {}
+            "VALUE" if pairs => out.push(comma(token)),
             "NULL" | "ABSENT" | "ERROR" | "EMPTY"
                 if on && matches!(target.as_str(), "NULL" | "EMPTY" | "ERROR") =>
             {
