@@ -259,9 +259,14 @@ pub fn build(
             (Some(TimeKind::Proctime), true) => "proctime_desc",
             _ => "rowtime",
         };
+        // Partitioned by both bounds of a window TVF, Flink deduplicates per window.
+        let node = match super::top_n::partition_window(pending.partition.iter().map(|(p, _)| p)) {
+            Some(_) => "stream-exec-window-deduplicate",
+            None => "stream-exec-deduplicate",
+        };
         let mut op = Operator::new(
             OperatorKind::Deduplicate,
-            "stream-exec-deduplicate",
+            node,
             pending.span.union(filter_span),
         );
         op.set("mode", json!(mode));

@@ -40,19 +40,22 @@ fn window_column(expr: &CExpr) -> Option<(&'static str, String)> {
     })
 }
 
-/// The Top-N operator (or window Top-N when partitioned by both window bounds).
-pub fn operator(b: &Builder, shape: &Shape) -> Operator {
-    let pending = shape.pending;
-    let window_keys: Vec<(&str, String)> = pending
-        .partition
-        .iter()
-        .filter_map(|(p, _)| window_column(p))
-        .collect();
-    let window = window_keys
+/// The window TVF whose `window_start` and `window_end` are both among the partition keys:
+/// Flink then ranks (or deduplicates) per window, not over the whole stream.
+pub fn partition_window<'a>(partition: impl IntoIterator<Item = &'a CExpr>) -> Option<String> {
+    let window_keys: Vec<(&str, String)> =
+        partition.into_iter().filter_map(window_column).collect();
+    window_keys
         .iter()
         .find(|(n, _)| *n == "window_start")
         .filter(|(_, w)| window_keys.contains(&("window_end", w.clone())))
-        .map(|(_, w)| w.clone());
+        .map(|(_, w)| w.clone())
+}
+
+/// The Top-N operator (or window Top-N when partitioned by both window bounds).
+pub fn operator(b: &Builder, shape: &Shape) -> Operator {
+    let pending = shape.pending;
+    let window = partition_window(pending.partition.iter().map(|(p, _)| p));
     let span = pending.span.union(shape.filter_span);
     let mut op = match &window {
         Some(window) => {

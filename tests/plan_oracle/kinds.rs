@@ -1,0 +1,231 @@
+//! Per node kind, the attributes the oracle compares, read from Flink's recorded node and from
+//! the tool's operator facts into the same normalized text (see `normal.rs`). An attribute is
+//! compared only when both sides produce it: an opaque operator has its kind and no attribute.
+
+use super::normal::{self, Normal};
+use flink_compat::plan::{Operator, OperatorKind};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn strs(v: Option<&Value>) -> Vec<&str> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+const WINDOW_BOUNDS: [&str; 2] = ["window_start", "window_end"];
+
+/// A recorded Flink node, normalized.
+pub fn from_flink(node: &Value) -> Normal {
+    let raw = node.get("node").and_then(Value::as_str).unwrap_or("?");
+    let kind = normal::flink_kind(raw);
+    let mut attrs = BTreeMap::new();
+    let get = |k: &str| node.get(k);
+    match kind.as_str() {
+        "group-aggregate" | "group-window-aggregate" | "window-aggregate" => {
+            attrs.insert("keys", normal::fields(strs(get("keys"))));
+            attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
+            if let Some(w) = get("window").filter(|w| !w.is_null()) {
+                attrs.insert("window", normal::flink_window(w));
+            }
+        }
+        "over-aggregate" => {
+            attrs.insert("partition", normal::field_set(strs(get("partition"))));
+            attrs.insert("order", normal::order(strs(get("order"))));
+            attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
+        }
+        "deduplicate" => {
+            attrs.insert("partition", normal::field_set(strs(get("partition"))));
+            if let Some(k) = text(get("keep")) {
+                attrs.insert("keep", k);
+            }
+            if let Some(t) = text(get("time")) {
+                attrs.insert("time", t);
+            }
+        }
+        "rank" | "window-rank" => {
+            let partition = strs(get("partition"))
+                .into_iter()
+                .filter(|p| !WINDOW_BOUNDS.contains(p));
+            attrs.insert("partition", normal::field_set(partition));
+            attrs.insert("order", normal::order(strs(get("order"))));
+            if let Some(f) = text(get("function")) {
+                attrs.insert("function", f);
+            }
+            if let Some(r) = get("range").and_then(Value::as_array) {
+                let r: Vec<String> = r.iter().map(|x| x.to_string()).collect();
+                attrs.insert("range", r.join(".."));
+            }
+        }
+        "join" | "interval-join" | "temporal-join" | "window-join" => {
+            if let Some(t) = text(get("join_type")) {
+                attrs.insert("join_type", t);
+            }
+            attrs.insert("keys", key_pairs(strs(get("keys"))));
+        }
+        "lookup-join" => {
+            if let Some(t) = text(get("join_type")) {
+                attrs.insert("join_type", t);
+            }
+            if let Some(t) = text(get("table")) {
+                attrs.insert("table", t.to_lowercase());
+            }
+        }
+        "match" => {
+            attrs.insert("partition", normal::fields(strs(get("partition"))));
+        }
+        _ => {}
+    }
+    attrs.insert(
+        "filter_columns",
+        normal::filter_columns(strs(get("filters"))),
+    );
+    Normal { kind, attrs }
+}
+
+/// One of the tool's operators, normalized; none for a source table (a scan keeps no state).
+pub fn from_tool(op: &Operator) -> Option<Normal> {
+    if op.kind == OperatorKind::Source {
+        return None;
+    }
+    let kind = op
+        .flink_node
+        .strip_prefix("stream-exec-")
+        .unwrap_or(op.flink_node)
+        .to_string();
+    let f = &op.facts;
+    let get = |k: &str| f.get(k);
+    let mut attrs = BTreeMap::new();
+    match op.kind {
+        OperatorKind::GroupAggregate
+        | OperatorKind::GroupWindowAggregate
+        | OperatorKind::WindowAggregate => {
+            attrs.insert("keys", normal::fields(strs(get("keys"))));
+            attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
+            if let Some(w) = get("window").filter(|w| w.is_object()) {
+                attrs.insert("window", normal::tool_window(w));
+            }
+        }
+        OperatorKind::OverAggregate => {
+            attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
+            if let Some(o) = get("order") {
+                let key = o.get("key").and_then(Value::as_str).unwrap_or("?");
+                let dir = o.get("direction").and_then(Value::as_str).unwrap_or("asc");
+                attrs.insert("order", normal::order_item(&format!("{key} {dir}")));
+            }
+            attrs.insert("aggregates", over_aggregates(strs(get("aggregates"))));
+        }
+        OperatorKind::Deduplicate => {
+            attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
+            if let Some(k) = text(get("keep")) {
+                attrs.insert("keep", k);
+            }
+            if let Some(t) = get("order").and_then(|o| text(o.get("time_kind"))) {
+                attrs.insert("time", t);
+            }
+        }
+        OperatorKind::TopN | OperatorKind::WindowTopN => {
+            let partition = strs(get("partition_keys"))
+                .into_iter()
+                .filter(|p| !WINDOW_BOUNDS.contains(p));
+            attrs.insert("partition", normal::field_set(partition));
+            attrs.insert("order", normal::order(strs(get("order"))));
+            if let Some(t) = text(get("function")) {
+                attrs.insert("function", t);
+            }
+            if let (Some(s), Some(e)) = (text(get("rank_start")), text(get("rank_end"))) {
+                attrs.insert("range", format!("{s}..{e}"));
+            }
+        }
+        OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin => {
+            if let Some(t) = text(get("join_type")) {
+                attrs.insert("join_type", t);
+            }
+            attrs.insert("keys", equi_terms(strs(get("conditions"))));
+        }
+        OperatorKind::LookupJoin => {
+            if let Some(t) = text(get("join_type")) {
+                attrs.insert("join_type", t);
+            }
+            if let Some(t) = text(get("lookup_table")) {
+                let last = t.rsplit('.').next().unwrap_or(&t).trim_matches('`');
+                attrs.insert("table", last.to_lowercase());
+            }
+        }
+        OperatorKind::MatchRecognize => {
+            attrs.insert("partition", normal::fields(strs(get("partition_keys"))));
+        }
+        _ => {}
+    }
+    if let Some(filters) = get("filters") {
+        attrs.insert(
+            "filter_columns",
+            normal::filter_columns(strs(Some(filters))),
+        );
+    }
+    Some(Normal { kind, attrs })
+}
+
+fn aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    items
+        .into_iter()
+        .map(normal::aggregate)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Over a window, Calcite writes `SUM(x)` as `CASE WHEN COUNT(x) > 0 THEN $SUM0(x) END` and
+/// `AVG(x)` as `$SUM0(x) / COUNT(x)`, so the over aggregate computes `COUNT(x), $SUM0(x)`; a
+/// call computed twice is computed once.
+fn over_aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let mut calls: Vec<String> = Vec::new();
+    for item in items {
+        let call = normal::aggregate(item);
+        let reduced = ["SUM(", "AVG("]
+            .iter()
+            .find_map(|f| call.strip_prefix(f))
+            .filter(|rest| !rest.starts_with("DISTINCT "))
+            .map(|rest| vec![format!("COUNT({rest}"), format!("$SUM0({rest}")]);
+        for c in reduced.unwrap_or_else(|| vec![call]) {
+            if !calls.contains(&c) {
+                calls.push(c);
+            }
+        }
+    }
+    calls.join(", ")
+}
+
+/// Flink's `l = r` key pairs as a sorted set of `a = b` with each side a field, sides sorted.
+fn key_pairs<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let mut pairs: Vec<String> = items.into_iter().filter_map(pair).collect();
+    pairs.sort();
+    pairs.dedup();
+    pairs.join(", ")
+}
+
+/// The tool's condition terms that equate what one input computes with what the other computes:
+/// the join keys (each side reads columns, of tables the other side does not read).
+fn equi_terms<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    key_pairs(items.into_iter().filter(|t| {
+        normal::split_equality(t).is_some_and(|(a, b)| {
+            let (ta, tb) = (normal::tables_read(a), normal::tables_read(b));
+            !ta.is_empty() && !tb.is_empty() && ta.is_disjoint(&tb)
+        })
+    }))
+}
+
+fn pair(term: &str) -> Option<String> {
+    let (a, b) = normal::split_equality(term)?;
+    let mut sides = [normal::field(a), normal::field(b)];
+    sides.sort();
+    Some(format!("{} = {}", sides[0], sides[1]))
+}
