@@ -3,6 +3,7 @@
 pub mod ddl;
 pub mod dialect;
 pub mod match_input;
+pub mod flink_syntax;
 pub mod parse;
 pub mod split;
 pub mod statement;
