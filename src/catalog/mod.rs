@@ -1,8 +1,8 @@
 //! The catalog a script builds: tables with their time attributes, views, functions, configuration.
 
 pub mod config;
-pub mod names;
 pub mod connectors;
+pub mod names;
 
 use crate::error::{Error, Result};
 use crate::notes::Notes;

@@ -316,7 +316,8 @@ impl<'a> Converter<'a> {
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
                 let value = self.lineage(rel, inner)?;
-                let target = data_type.to_string();
+                // Quotes around a field name of a composite type change nothing.
+                let target = data_type.to_string().replace('`', "");
                 // A cast to the column's own declared type is the column (Flink drops it).
                 let same_type = self
                     .declared_type(&value)

@@ -2,8 +2,8 @@
 
 pub mod ddl;
 pub mod dialect;
-pub mod match_input;
 pub mod flink_syntax;
+pub mod match_input;
 pub mod parse;
 pub mod split;
 pub mod statement;
