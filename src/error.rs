@@ -20,6 +20,9 @@ pub struct LocatedError {
     pub file: String,
     pub line: usize,
     pub column: usize,
+    /// Set when the SQL is valid Flink but uses a construct the tool does not model: the query
+    /// holding it can be compared as a whole instead of failing the check.
+    pub unmodelled: Option<String>,
 }
 
 /// Several located errors reported at once (e.g. every broken rule in a rules directory).
@@ -91,7 +94,34 @@ impl Error {
             file: file.name.clone(),
             line: pos.line,
             column: pos.column,
+            unmodelled: None,
         }))
+    }
+
+    /// Valid Flink SQL the tool does not model: `construct` names it (e.g. "MATCH_RECOGNIZE
+    /// WITHIN"). A query holding it is compared as a whole, by its lineage.
+    pub fn unmodelled(file: &SourceFile, span: ByteSpan, construct: impl Into<String>) -> Error {
+        let construct = construct.into();
+        let mut error = Error::located(
+            "sql",
+            file,
+            span,
+            format!("{construct} is not modelled"),
+            "here",
+            None,
+        );
+        if let Error::Located(e) = &mut error {
+            e.unmodelled = Some(construct);
+        }
+        error
+    }
+
+    /// The construct a query uses that the tool does not model, when that is what failed.
+    pub fn unmodelled_construct(&self) -> Option<&str> {
+        match self {
+            Error::Located(e) => e.unmodelled.as_deref(),
+            _ => None,
+        }
     }
 
     pub fn sql(file: &SourceFile, span: ByteSpan, message: impl Into<String>) -> Error {

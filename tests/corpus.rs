@@ -65,9 +65,9 @@ fn every_script_is_read_and_fully_compatible_with_itself() {
             Err(other) => panic!("{}: not a located error: {other}", path.display()),
         }
     }
-    // 11 scripts use syntax the tool rejects with a reason (PTF `TABLE t PARTITION BY k`, ...).
-    assert!(
-        read >= 157,
+    assert_eq!(
+        read,
+        files.len(),
         "only {read} of {} scripts were read",
         files.len()
     );

@@ -72,6 +72,27 @@ fn judge(old: &str, new: &str, set: &[(String, String)], rules: &RuleSet) -> Out
     outcome(&report)
 }
 
+/// Whether a query of `sql` is one the tool compares by its text: a query degraded for a
+/// construct it does not model, or a statement it does not model.
+fn compared_by_text(sql: &str, set: &[(String, String)], rules: &RuleSet) -> bool {
+    let Ok(report) = check(
+        SourceFile::new("old.sql", sql.to_string()),
+        SourceFile::new("new.sql", sql.to_string()),
+        set,
+        rules,
+    ) else {
+        return false;
+    };
+    report.queries.iter().any(|q| {
+        q.operators.iter().any(|o| {
+            matches!(
+                o.flink_node.as_str(),
+                "stream-exec-query" | "unmodelled-statement"
+            )
+        })
+    })
+}
+
 /// A script as tokens, each with its exact source text, so a rewrite changes only the tokens it
 /// means to and joins the rest back verbatim.
 struct Tokens {
@@ -529,8 +550,18 @@ fn rewrite_keeps_outcomes_reporting(
         if old != case.old || new != case.new {
             changed += 1;
         }
-        let before = judge(&case.old, &case.new, &case.set, &rules);
-        let after = judge(&old, &new, &case.set, &rules);
+        if compared_by_text(&case.old, &case.set, &rules)
+            || compared_by_text(&case.new, &case.set, &rules)
+        {
+            // A query the tool does not model is compared by its text (the safe reading): a
+            // rewrite of that text is a change it cannot tell from a real one.
+            continue;
+        }
+        let mut before = judge(&case.old, &case.new, &case.set, &rules);
+        let mut after = judge(&old, &new, &case.set, &rules);
+        for outcome in [&mut before, &mut after] {
+            outcome.findings.retain(|f| !reported.contains(&f.as_str()));
+        }
         assert_eq!(
             before, after,
             "{name} changed the outcome of {}\n--- old\n{old}\n--- new\n{new}",
@@ -797,12 +828,17 @@ fn moving_a_query_never_changes_a_verdict() {
 
 #[test]
 fn reordering_ddl_columns_never_changes_a_verdict() {
-    rewrite_keeps_outcomes("DDL columns reordered", |old, new| {
-        (
-            spelling::reorder_columns(old),
-            spelling::reorder_columns(new),
-        )
-    });
+    // A table no query reads is compared by its declaration: the reorder is a (harmless) finding.
+    rewrite_keeps_outcomes_reporting(
+        "DDL columns reordered",
+        &["query-unused-table-changed"],
+        |old, new| {
+            (
+                spelling::reorder_columns(old),
+                spelling::reorder_columns(new),
+            )
+        },
+    );
 }
 
 #[test]

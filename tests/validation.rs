@@ -65,13 +65,41 @@ fn unknown_columns_are_reported_with_a_suggestion() {
 }
 
 #[test]
-fn like_is_read_only_for_a_declared_table_without_like_options() {
+fn like_options_that_flink_rejects_are_located_errors() {
     let message = error_of(
-        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE elsewhere;\nINSERT INTO s SELECT k FROM t2;",
+        "CREATE TABLE t2 WITH ('connector' = 'x') LIKE t (INCLUDING OPTIONS);\nINSERT INTO s SELECT k FROM t2;",
     );
-    assert!(message.contains("does not declare"), "{message}");
+    assert!(message.contains("INCLUDING OPTIONS"), "{message}");
     let message = error_of(
-        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE t (EXCLUDING ALL);\nINSERT INTO s SELECT k FROM t2;",
+        "CREATE TABLE b (k STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'x');\nCREATE TABLE t2 (PRIMARY KEY (k) NOT ENFORCED) LIKE b;\nINSERT INTO s SELECT k FROM t2;",
     );
-    assert!(message.contains("not modelled"), "{message}");
+    assert!(message.contains("primary key"), "{message}");
+    let message = error_of(
+        "CREATE TABLE t2 WITH ('topic' = 'x') LIKE t (OVERWRITING CONSTRAINTS);\nINSERT INTO s SELECT k FROM t2;",
+    );
+    assert!(message.contains("INCLUDING or EXCLUDING"), "{message}");
+}
+
+#[test]
+fn every_error_of_the_script_is_reported_at_once_each_at_its_fault() {
+    let text = "SELECT a,, b FROM t;\nINSERT INTO s SELECT k FROM t;\nSELECT FROM;\nINSERT INTO s2 SELECT nope FROM t;\nINSERT INTO s3 SELECT k FROM t WHERE missing > 1;\n";
+    let file = SourceFile::new("q.sql", format!("{TABLE}{text}"));
+    let Err(error) = plan_script(file, &[]) else {
+        panic!("accepted")
+    };
+    let lines: Vec<usize> = error.located_errors().iter().map(|e| e.line).collect();
+    // Parse errors of statements 1 and 3, then (once every statement parses) each query's own.
+    assert_eq!(lines, vec![2, 4], "{error}");
+    let text =
+        "INSERT INTO s2 SELECT nope FROM t;\nINSERT INTO s3 SELECT k FROM t WHERE missing > 1;\n";
+    let file = SourceFile::new("q.sql", format!("{TABLE}{text}"));
+    let Err(error) = plan_script(file, &[]) else {
+        panic!("accepted")
+    };
+    let at: Vec<(usize, usize)> = error
+        .located_errors()
+        .iter()
+        .map(|e| (e.line, e.column))
+        .collect();
+    assert_eq!(at, vec![(2, 23), (3, 38)], "{error}");
 }

@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{
-    ColumnKind, FunctionDef, Language, Script, Statement, StatementKind, TableDef, ViewDef,
+    ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy, Script, Statement, StatementKind,
+    TableDef, ViewDef,
 };
 use config::{Config, Origin};
 use names::NamePath;
@@ -34,6 +35,9 @@ impl TimeKind {
 pub struct Table {
     pub def: TableDef,
     pub span: ByteSpan,
+    /// Whether the table has columns beyond those declared, known only from their use: a CTAS
+    /// table (the query's columns) or one declared LIKE a table the script does not declare.
+    pub open: bool,
 }
 
 impl Table {
@@ -168,13 +172,29 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
 fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result<()> {
     match statement.kind {
         StatementKind::CreateTable(def) => {
-            let def = with_like(file, catalog, *def)?;
-            validate_table(file, &def)?;
+            let (mut def, like_open) = with_like(file, catalog, *def)?;
+            let query = def.query.take();
+            let open = like_open || query.is_some();
+            validate_table(file, &def, open)?;
+            if let Some(query) = query {
+                let ordinal = catalog.queries.len() + 1;
+                catalog.queries.push(QueryStatement {
+                    sink_identity: Some(catalog.path.identity(&def.name.parts)),
+                    path: catalog.path.clone(),
+                    sink: Some(def.name.clone()),
+                    columns: Vec::new(),
+                    query,
+                    span: statement.span,
+                    ordinal,
+                    hints: statement.hints,
+                });
+            }
             catalog.tables.insert(
                 catalog.path.identity(&def.name.parts),
                 Table {
                     def,
                     span: statement.span,
+                    open,
                 },
             );
         }
@@ -204,6 +224,10 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Reset { key } => catalog.config.reset(key.as_deref()),
         StatementKind::Insert(insert) => {
             let ordinal = catalog.queries.len() + 1;
+            // The sink's conflict strategy is compared as hints are: it changes the state of
+            // the sink's materializer, which the tool does not model.
+            let mut hints = statement.hints;
+            hints.extend(insert.on_conflict);
             catalog.queries.push(QueryStatement {
                 sink_identity: Some(catalog.path.identity(&insert.sink.parts)),
                 path: catalog.path.clone(),
@@ -212,7 +236,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 query: insert.query,
                 span: statement.span,
                 ordinal,
-                hints: statement.hints,
+                hints,
             });
         }
         StatementKind::Query(query) => {
@@ -249,42 +273,115 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
     Ok(())
 }
 
-/// `CREATE TABLE t (...) WITH (...) LIKE base`: the base's columns, then the table's own; its
-/// watermark, key and partitioning unless the table declares them; its options, overwritten by
-/// the table's own (Flink's default, INCLUDING ALL OVERWRITING OPTIONS).
-fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<TableDef> {
+/// `CREATE TABLE t (...) WITH (...) LIKE base (options)`, merged as Flink documents it: the
+/// base's physical columns, then per feature (computed and metadata columns, watermarks,
+/// constraints, partitions, options) the strategy the options give it (the last option naming
+/// the feature, else `ALL`, else Flink's default: INCLUDING, OVERWRITING for options). INCLUDING
+/// a feature both tables define is Flink's error; OVERWRITING keeps the table's own.
+/// A base the script does not declare (a catalog table) leaves its columns to be taken from use.
+fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<(TableDef, bool)> {
     let Some(like) = def.like.clone() else {
-        return Ok(def);
+        return Ok((def, false));
     };
-    let located = |message: &str| Error::located("sql", file, like.span, message, "here", None);
-    if def.like_options {
-        return Err(located("LIKE with its own options (INCLUDING / EXCLUDING / OVERWRITING) is not modelled: declare the columns instead"));
-    }
+    let located = |message: String| Error::located("sql", file, like.span, message, "here", None);
     let Some(base) = catalog.tables.get(&catalog.path.identity(&like.parts)) else {
-        return Err(located(
-            "LIKE a table the script does not declare: its columns are unknown",
-        ));
+        return Ok((def, true));
     };
+    let open = base.open;
     let base = &base.def;
-    let mut columns = base.columns.clone();
+    let strategy = |feature: LikeFeature| {
+        let default = if feature == LikeFeature::Options {
+            LikeStrategy::Overwriting
+        } else {
+            LikeStrategy::Including
+        };
+        def.like_options
+            .iter()
+            .rev()
+            .find(|o| o.feature == feature)
+            .or_else(|| {
+                def.like_options
+                    .iter()
+                    .rev()
+                    .find(|o| o.feature == LikeFeature::All)
+            })
+            .map(|o| o.strategy)
+            .unwrap_or(default)
+    };
+    let mut columns = Vec::new();
+    for column in &base.columns {
+        let feature = match column.kind {
+            ColumnKind::Physical { .. } => None,
+            ColumnKind::Computed { .. } => Some(LikeFeature::Generated),
+            ColumnKind::Metadata { .. } => Some(LikeFeature::Metadata),
+        };
+        let own = def.columns.iter().any(|c| c.name == column.name);
+        match feature.map(strategy) {
+            None => columns.push(column.clone()),
+            Some(LikeStrategy::Excluding) => {}
+            Some(LikeStrategy::Overwriting) if own => {}
+            Some(_) if own => {
+                return Err(located(format!(
+                    "column `{}` is declared here and in the LIKE base `{}`: Flink rejects it unless the LIKE options exclude or overwrite it",
+                    column.name,
+                    like.last()
+                )))
+            }
+            Some(_) => columns.push(column.clone()),
+        }
+    }
     columns.append(&mut def.columns);
     def.columns = columns;
-    def.watermark = def.watermark.or_else(|| base.watermark.clone());
-    def.primary_key = def.primary_key.or_else(|| base.primary_key.clone());
-    if def.partitioned_by.is_empty() {
+    match (strategy(LikeFeature::Watermarks), &def.watermark, &base.watermark) {
+        (LikeStrategy::Excluding, _, _) | (_, _, None) => {}
+        (_, None, Some(base)) => def.watermark = Some(base.clone()),
+        (LikeStrategy::Overwriting, Some(_), Some(_)) => {}
+        (_, Some(own), Some(base)) if own.column != base.column => {}
+        (_, Some(_), Some(_)) => {
+            return Err(located(format!(
+                "the LIKE base `{}` already has a watermark for this column: Flink rejects it unless the LIKE options exclude or overwrite watermarks",
+                like.last()
+            )))
+        }
+    }
+    if strategy(LikeFeature::Constraints) == LikeStrategy::Including {
+        match (&def.primary_key, &base.primary_key) {
+            (Some(_), Some(_)) => {
+                return Err(located(format!(
+                    "the LIKE base `{}` already has a primary key: Flink rejects a second one unless the LIKE options exclude constraints",
+                    like.last()
+                )))
+            }
+            (None, Some(key)) => def.primary_key = Some(key.clone()),
+            _ => {}
+        }
+    }
+    if strategy(LikeFeature::Partitions) == LikeStrategy::Including && def.partitioned_by.is_empty()
+    {
         def.partitioned_by = base.partitioned_by.clone();
     }
-    let mut options = base.options.clone();
-    for (key, value) in std::mem::take(&mut def.options) {
+    let own_options = std::mem::take(&mut def.options);
+    let mut options = match strategy(LikeFeature::Options) {
+        LikeStrategy::Excluding => Vec::new(),
+        _ => base.options.clone(),
+    };
+    let including = strategy(LikeFeature::Options) == LikeStrategy::Including;
+    for (key, value) in own_options {
+        if including && options.iter().any(|(k, _)| *k == key) {
+            return Err(located(format!(
+                "option '{key}' is set here and in the LIKE base `{}`: Flink rejects it under INCLUDING OPTIONS (OVERWRITING OPTIONS is the default)",
+                like.last()
+            )));
+        }
         options.retain(|(k, _)| *k != key);
         options.push((key, value));
     }
     def.options = options;
-    Ok(def)
+    Ok((def, open))
 }
 
-fn validate_table(file: &SourceFile, def: &TableDef) -> Result<()> {
-    if let Some(watermark) = &def.watermark {
+fn validate_table(file: &SourceFile, def: &TableDef, open: bool) -> Result<()> {
+    if let Some(watermark) = def.watermark.as_ref().filter(|_| !open) {
         if !def.columns.iter().any(|c| c.name == watermark.column) {
             return Err(Error::located(
                 "sql",

@@ -240,6 +240,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         }
         facts.insert("time_attribute".into(), json!(t.time.canonical()));
         facts.insert("time_kind".into(), json!(t.time_kind.map(TimeKind::name)));
+        let partition: Vec<String> = t.partition.iter().map(CExpr::canonical).collect();
+        facts.insert("partition".into(), json!(partition));
         op.set("window", Value::Object(facts));
         op.fact_spans.insert("window".into(), t.span);
         let mut names: Vec<String> = window_keys.iter().map(|(n, _)| n.clone()).collect();

@@ -5,8 +5,8 @@ use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::scope::{open_column, Column, PendingRank, Relation};
 use super::{
-    aggregate, join, join_finish, join_nulls, match_recognize, over, pushdown, rank, sort,
-    source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
+    aggregate, correlate, degrade, join, join_finish, join_nulls, match_recognize, over, pushdown,
+    rank, sort, source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
 };
 use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
@@ -17,8 +17,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use serde_json::json;
 use sqlparser::ast::{
-    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SetExpr, SetOperator,
-    SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
+    Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -29,12 +29,35 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let catalog = catalog::build(script, overrides)?;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
+    let mut errors = Vec::new();
     for statement in &catalog.queries {
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();
-        let relation = builder.query(&statement.query)?;
-        let relation = builder.finish_rank(relation, statement.span)?;
+        let relation = builder
+            .query(&statement.query)
+            .and_then(|relation| builder.finish_rank(relation, statement.span));
+        let relation = match relation {
+            Ok(relation) => relation,
+            Err(error) => {
+                // A construct the tool does not model degrades this query alone; SQL that
+                // Flink rejects is an error, reported with those of the other queries.
+                match error.unmodelled_construct() {
+                    Some(construct) => {
+                        let at = error
+                            .located_errors()
+                            .first()
+                            .map(|e| ByteSpan::new(e.span.offset(), e.span.offset() + e.span.len()))
+                            .unwrap_or(statement.span);
+                        queries.push(degrade::opaque_query(
+                            &catalog, &file, &mut notes, statement, construct, at,
+                        ));
+                    }
+                    None => errors.push(error),
+                }
+                continue;
+            }
+        };
         let name = match &statement.sink_identity {
             Some(sink) => sink.clone(),
             None => format!("query #{}", statement.ordinal),
@@ -84,6 +107,9 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));
+    if let Some(error) = Error::collect(format!("the queries of {}", file.name), errors) {
+        return Err(error);
+    }
     number_shared_sinks(&mut queries);
     Ok(Plan {
         file,
@@ -295,10 +321,10 @@ impl<'a> Builder<'a> {
                     ..Default::default()
                 })
             }
-            other => Err(Error::sql(
+            other => Err(Error::unmodelled(
                 self.file,
                 self.span(other),
-                "this kind of query is not supported",
+                format!("the query form `{}`", first_words(&other.to_string())),
             )),
         }
     }
@@ -592,39 +618,21 @@ impl<'a> Builder<'a> {
                         .extend(input.open_tables.iter().map(|(_, t)| (None, t.clone())));
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
-                    let qualifier = kind.to_string();
-                    let qualifier = qualifier
-                        .rsplit('.')
-                        .next()
-                        .unwrap_or_default()
-                        .trim_matches('`')
-                        .to_string();
-                    if !input.has_qualifier(&qualifier) {
-                        return Err(Error::sql(
-                            self.file,
-                            self.span(item),
-                            format!("unknown table `{qualifier}` in `{qualifier}.*`"),
-                        ));
+                    let qualifier = match kind {
+                        SelectItemQualifiedWildcardKind::ObjectName(name) => match &name.0[..] {
+                            [one] => one.as_ident().map(|i| i.value.clone()),
+                            _ => None,
+                        },
+                        SelectItemQualifiedWildcardKind::Expr(_) => None,
+                    };
+                    match qualifier.filter(|q| input.has_qualifier(q)) {
+                        Some(qualifier) => self.table_wildcard(input, &qualifier, &mut output),
+                        None => {
+                            // `c.*` / `t.c.*`: the fields of a composite column.
+                            let column = self.composite_wildcard(input, kind, self.span(item))?;
+                            output.columns.push(column);
+                        }
                     }
-                    output.columns.extend(
-                        input
-                            .columns
-                            .iter()
-                            .filter(|c| c.qualifier.as_deref() == Some(&qualifier))
-                            .cloned()
-                            .map(|mut c| {
-                                self.reads.record(&c);
-                                c.qualifier = None;
-                                c
-                            }),
-                    );
-                    output.open_tables.extend(
-                        input
-                            .open_tables
-                            .iter()
-                            .filter(|(q, t)| q.as_deref() == Some(&qualifier) || *t == qualifier)
-                            .map(|(_, t)| (None, t.clone())),
-                    );
                 }
                 SelectItem::ExprWithAliases { expr, .. } => {
                     return Err(Error::sql(
@@ -636,6 +644,67 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(output)
+    }
+
+    /// `t.*`: every column of the FROM item `t`.
+    fn table_wildcard(&mut self, input: &Relation, qualifier: &str, output: &mut Relation) {
+        for column in input
+            .columns
+            .iter()
+            .filter(|c| c.qualifier.as_deref() == Some(qualifier))
+        {
+            self.reads.record(column);
+            output.columns.push(Column {
+                qualifier: None,
+                ..column.clone()
+            });
+        }
+        output.open_tables.extend(
+            input
+                .open_tables
+                .iter()
+                .filter(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
+                .map(|(_, t)| (None, t.clone())),
+        );
+    }
+
+    /// `c.*` of a composite column `c`: its fields, as one column of lineage over `c` (their
+    /// names and number come from its type).
+    fn composite_wildcard(
+        &mut self,
+        input: &Relation,
+        kind: &SelectItemQualifiedWildcardKind,
+        span: ByteSpan,
+    ) -> Result<Column> {
+        let expr = match kind {
+            SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                let parts: Vec<sqlparser::ast::Ident> = name
+                    .0
+                    .iter()
+                    .filter_map(|p| p.as_ident().cloned())
+                    .collect();
+                if parts.len() == 1 && input.resolve(None, &parts[0].value).into_column().is_none()
+                {
+                    return Err(Error::sql(
+                        self.file,
+                        span,
+                        format!(
+                            "unknown table `{}` in `{}.*`",
+                            parts[0].value, parts[0].value
+                        ),
+                    ));
+                }
+                self.converter().column(input, &parts, span)?.expr
+            }
+            SelectItemQualifiedWildcardKind::Expr(expr) => self.converter().expr(input, expr)?,
+        };
+        Ok(Column {
+            name: format!("{}.*", kind.to_string().trim_end_matches(".*")),
+            qualifier: None,
+            expr: CExpr::call("FIELDS", vec![expr]),
+            time: None,
+            span,
+        })
     }
 
     /// The span of a SELECT list.
@@ -687,8 +756,29 @@ impl<'a> Builder<'a> {
     fn from(&mut self, from: &[TableWithJoins], span: ByteSpan) -> Result<Relation> {
         let mut relation: Option<Relation> = None;
         for item in from {
-            let mut current = self.table_factor(&item.relation)?;
+            let mut current = match relation.take() {
+                // `FROM t, UNNEST(t.arr)`: the correlate reads the items before it.
+                Some(left) if correlate::is_correlate(&item.relation) => {
+                    let span = self.span(&item.relation);
+                    correlate::correlate(self, left, &item.relation, None, span)?
+                }
+                before => {
+                    relation = before;
+                    self.table_factor(&item.relation)?
+                }
+            };
             for join in &item.joins {
+                if correlate::is_correlate(&join.relation) {
+                    let span = self.span(join);
+                    current = correlate::correlate(
+                        self,
+                        current,
+                        &join.relation,
+                        Some(&join.join_operator),
+                        span,
+                    )?;
+                    continue;
+                }
                 let right = self.table_factor(&join.relation)?;
                 let join_span = self.span(join);
                 current = join::join(
@@ -727,10 +817,10 @@ impl<'a> Builder<'a> {
                 ..
             } => {
                 if args.is_some() {
-                    return Err(Error::sql(
+                    return Err(Error::unmodelled(
                         self.file,
                         span,
-                        "table functions with arguments are not supported here",
+                        format!("the table function call `{name}(...)` in FROM"),
                     ));
                 }
                 let parts: Vec<String> = name
@@ -815,10 +905,10 @@ impl<'a> Builder<'a> {
                 };
                 match_recognize::build(self, input, &clause, factor)
             }
-            other => Err(Error::sql(
+            other => Err(Error::unmodelled(
                 self.file,
                 self.span(other),
-                "this kind of FROM item is not supported",
+                format!("the FROM item `{}`", first_words(&other.to_string())),
             )),
         }
     }
@@ -863,8 +953,15 @@ impl<'a> Builder<'a> {
         };
         if let Some(table) = self.catalog.tables.get(name) {
             let columns = table_columns(&mut self.converter(), table, &instance, Some(name))?;
+            // Columns a CTAS query (or an undeclared LIKE base) gives the table come from use.
+            let open_tables = if table.open {
+                vec![(Some(name.to_string()), instance)]
+            } else {
+                Vec::new()
+            };
             return Ok(Relation {
                 columns,
+                open_tables,
                 base_tables: vec![name.to_string()],
                 ..Default::default()
             });
@@ -1016,6 +1113,16 @@ pub fn table_columns(
     Ok(columns)
 }
 
+/// The first words of a construct's text, to name it in a message.
+fn first_words(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().take(4).collect();
+    let mut shown = words.join(" ");
+    if text.split_whitespace().count() > 4 {
+        shown.push_str(" ...");
+    }
+    shown
+}
+
 /// The name Flink gives an unaliased SELECT item: the column's name, else `EXPR$i`.
 pub fn default_name(expr: &Expr, index: usize) -> String {
     match expr {
@@ -1119,10 +1226,16 @@ pub fn referenced_columns<'e>(
         fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
             match expr {
                 Expr::Identifier(i) => self.0.push((None, i.value.clone())),
-                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => self.0.push((
-                    Some(parts[parts.len() - 2].value.clone()),
-                    parts[parts.len() - 1].value.clone(),
-                )),
+                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                    // `t.c`, or `c.f` a field of `c` (also `t.c.f`): any may be meant.
+                    self.0
+                        .push((Some(parts[0].value.clone()), parts[1].value.clone()));
+                    self.0.push((None, parts[0].value.clone()));
+                    self.0.push((
+                        Some(parts[parts.len() - 2].value.clone()),
+                        parts[parts.len() - 1].value.clone(),
+                    ));
+                }
                 _ => {}
             }
             ControlFlow::Continue(())

@@ -10,8 +10,8 @@ use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::Language;
 use sqlparser::ast::{
-    BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, Ident, Spanned, UnaryOperator, Value, VisitMut, VisitorMut,
+    AccessExpr, BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Ident, Spanned, Subscript, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -126,16 +126,43 @@ impl<'a> Converter<'a> {
     }
 
     /// Resolves a column reference to the column it names.
+    /// `t.c`, `c`, and nested fields of a composite column: `t.c.f.g` or `c.f` (Flink reads
+    /// the first part as a table when the FROM clause names one so, else as a column).
     pub fn column(&mut self, rel: &Relation, parts: &[Ident], span: ByteSpan) -> Result<Column> {
-        let (qualifier, name) = match parts {
-            [name] => (None, name.value.as_str()),
-            [.., q, name] => (Some(q.value.as_str()), name.value.as_str()),
+        let (qualifier, name, fields) = match parts {
             [] => return Err(self.error(span, "empty column reference".into())),
+            [name] => (None, name.value.as_str(), &[][..]),
+            [q, name, fields @ ..] if rel.has_qualifier(&q.value) => {
+                (Some(q.value.as_str()), name.value.as_str(), fields)
+            }
+            [name, fields @ ..] if rel.resolve(None, &name.value).is_found() => {
+                (None, name.value.as_str(), fields)
+            }
+            [.., q, name] => (Some(q.value.as_str()), name.value.as_str(), &[][..]),
         };
+        let column = self.plain_column(rel, qualifier, name, span)?;
+        Ok(field_of(column, fields))
+    }
+
+    fn plain_column(
+        &mut self,
+        rel: &Relation,
+        qualifier: Option<&str>,
+        name: &str,
+        span: ByteSpan,
+    ) -> Result<Column> {
         match rel.resolve(qualifier, name) {
             Resolved::Column(c) => {
                 self.read(&c);
                 Ok(c)
+            }
+            Resolved::Ambiguous if rel.declared_matches(qualifier, name) < 2 => {
+                // Several tables without DDL: Flink knows which has it, the script does not say.
+                Err(Error::unmodelled(
+                    self.file,
+                    span,
+                    format!("column `{name}` of one of several tables without DDL (which one is unknown)"),
+                ))
             }
             Resolved::Ambiguous => Err(self.error(
                 span,
@@ -236,6 +263,9 @@ impl<'a> Converter<'a> {
             }
             Expr::CompoundIdentifier(parts) => self.column(rel, parts, self.span(expr))?.expr,
             Expr::Nested(inner) => self.lineage(rel, inner)?,
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                self.field_access(rel, root, access_chain, self.span(expr))?
+            }
             Expr::Value(v) => CExpr::Literal(literal(&v.value)),
             Expr::TypedString(t) => CExpr::Literal(format!(
                 "{} {}",
@@ -286,7 +316,8 @@ impl<'a> Converter<'a> {
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
                 let value = self.lineage(rel, inner)?;
-                let target = data_type.to_string();
+                // Quotes around a field name of a composite type change nothing.
+                let target = data_type.to_string().replace('`', "");
                 // A cast to the column's own declared type is the column (Flink drops it).
                 let same_type = self
                     .declared_type(&value)
@@ -472,6 +503,51 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// `o.m['k']`, `c.f[1].g`: the column named by the leading identifiers, then each field
+    /// or item in turn.
+    fn field_access(
+        &mut self,
+        rel: &Relation,
+        root: &Expr,
+        chain: &[AccessExpr],
+        span: ByteSpan,
+    ) -> Result<CExpr> {
+        let mut parts: Vec<Ident> = match root {
+            Expr::Identifier(i) => vec![i.clone()],
+            Expr::CompoundIdentifier(p) => p.clone(),
+            _ => Vec::new(),
+        };
+        let mut rest = chain;
+        if !parts.is_empty() {
+            while let Some((AccessExpr::Dot(Expr::Identifier(field)), tail)) = rest.split_first() {
+                parts.push(field.clone());
+                rest = tail;
+            }
+        }
+        let mut value = if parts.is_empty() {
+            self.expr(rel, root)?
+        } else {
+            self.column(rel, &parts, span)?.expr
+        };
+        for access in rest {
+            value = match access {
+                AccessExpr::Dot(Expr::Identifier(field)) => CExpr::Call {
+                    name: "FIELD".into(),
+                    args: vec![value, CExpr::Literal(format!("'{}'", field.value))],
+                },
+                AccessExpr::Subscript(Subscript::Index { index }) => CExpr::Call {
+                    name: "ITEM".into(),
+                    args: vec![value, self.expr(rel, index)?],
+                },
+                other => CExpr::Opaque {
+                    text: other.to_string(),
+                    args: vec![value],
+                },
+            };
+        }
+        Ok(value)
+    }
+
     fn unary_call(&mut self, rel: &Relation, name: &str, e: &Expr) -> Result<CExpr> {
         Ok(CExpr::Call {
             name: name.into(),
@@ -518,7 +594,19 @@ impl<'a> Converter<'a> {
         let mut distinct = false;
         if let FunctionArguments::List(list) = &function.args {
             distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
-            for arg in &list.args {
+            let takes_unit = super::functions::takes_time_unit(&function.name.to_string());
+            for (position, arg) in list.args.iter().enumerate() {
+                if let (
+                    true,
+                    0,
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(unit))),
+                ) = (takes_unit, position, arg)
+                {
+                    if super::functions::is_time_unit(&unit.value) {
+                        out.push(CExpr::Literal(unit.value.to_uppercase()));
+                        continue;
+                    }
+                }
                 let (name, arg) = match arg {
                     FunctionArg::Unnamed(a) => (None, a),
                     FunctionArg::Named { name, arg, .. } => (Some(name.value.to_uppercase()), arg),
@@ -563,13 +651,10 @@ impl<'a> Converter<'a> {
     fn function(&mut self, rel: &Relation, function: &Function, span: ByteSpan) -> Result<CExpr> {
         let name = function.name.to_string().to_uppercase();
         if function.over.is_some() {
-            return Err(Error::located(
-                "sql",
+            return Err(Error::unmodelled(
                 self.file,
                 span,
-                format!("{name}(...) OVER (...) is only supported in the SELECT list of a query"),
-                "window function here",
-                None,
+                format!("{name}(...) OVER (...) inside an expression"),
             ));
         }
         if is_window_only(&name) {
@@ -680,6 +765,23 @@ fn same_type(a: &str, b: &str) -> bool {
         }
     };
     canonical(a) == canonical(b)
+}
+
+/// A nested field of a composite column (`c.f.g`): lineage over the column, no time attribute.
+pub fn field_of(mut column: Column, fields: &[Ident]) -> Column {
+    if let Some(last) = fields.last() {
+        let mut expr = column.expr;
+        for field in fields {
+            expr = CExpr::Call {
+                name: "FIELD".into(),
+                args: vec![expr, CExpr::Literal(format!("'{}'", field.value))],
+            };
+        }
+        column.expr = expr;
+        column.name = last.value.clone();
+        column.time = None;
+    }
+    column
 }
 
 pub fn literal(value: &Value) -> String {

@@ -145,3 +145,31 @@ pub fn window_property(name: &str) -> Option<(GroupWindowKind, &'static str)> {
     };
     Some((kind, property))
 }
+
+/// Functions whose first argument is a time unit keyword (`TIMESTAMPADD(HOUR, 1, ts)`).
+pub fn takes_time_unit(name: &str) -> bool {
+    matches!(
+        name.to_uppercase().as_str(),
+        "TIMESTAMPADD" | "TIMESTAMPDIFF" | "TIMESTAMP_ADD" | "TIMESTAMP_DIFF"
+    )
+}
+
+/// The time units of TIMESTAMPADD / TIMESTAMPDIFF (also Calcite's `SQL_TSI_` spellings).
+pub fn is_time_unit(word: &str) -> bool {
+    let upper = word.to_uppercase();
+    let unit = upper.strip_prefix("SQL_TSI_").unwrap_or(&upper);
+    matches!(
+        unit,
+        "NANOSECOND"
+            | "MICROSECOND"
+            | "MILLISECOND"
+            | "SECOND"
+            | "MINUTE"
+            | "HOUR"
+            | "DAY"
+            | "WEEK"
+            | "MONTH"
+            | "QUARTER"
+            | "YEAR"
+    )
+}

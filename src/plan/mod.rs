@@ -4,6 +4,8 @@
 pub mod aggregate;
 pub mod builder;
 pub mod convert;
+pub mod correlate;
+pub mod degrade;
 pub mod dialect_names;
 pub mod expr;
 pub mod functions;

@@ -428,7 +428,11 @@ fn over_expr(
     if over_calls(expr).is_empty() {
         return b.converter().expr(input, expr);
     }
-    Err(Error::sql(b.file, b.span(expr), "an OVER aggregate inside an expression is not supported yet: select it alone and compute in an enclosing query"))
+    Err(Error::unmodelled(
+        b.file,
+        b.span(expr),
+        "an OVER aggregate inside an expression",
+    ))
 }
 
 /// A SELECT with `ROW_NUMBER() OVER (...) AS rk`: the rank column waits for the enclosing filter.

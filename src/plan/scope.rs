@@ -192,6 +192,16 @@ impl Relation {
         text
     }
 
+    /// How many declared columns `qualifier.name` names (not counting tables without DDL).
+    pub fn declared_matches(&self, qualifier: Option<&str>, name: &str) -> usize {
+        self.columns
+            .iter()
+            .filter(|c| {
+                c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier)
+            })
+            .count()
+    }
+
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
         self.columns
             .iter()
@@ -248,6 +258,11 @@ pub fn looks_like_time(name: &str) -> bool {
 }
 
 impl Resolved {
+    /// Whether the name resolves (to one column, or ambiguously to several).
+    pub fn is_found(&self) -> bool {
+        !matches!(self, Resolved::Missing)
+    }
+
     pub fn into_column(self) -> Option<Column> {
         match self {
             Resolved::Column(c) => Some(c),

@@ -161,7 +161,13 @@ fn changelog_mode(def: &crate::sql::TableDef) -> String {
 /// A column as declared, whitespace and keyword case aside: `b BIGINT`, `c AS a + 1`,
 /// `m TIMESTAMP(3) METADATA FROM 'timestamp' VIRTUAL`.
 fn column_text(column: &ColumnDef) -> String {
-    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Quotes around a field name of a composite type change nothing.
+    let words = |s: &str| {
+        s.replace('`', "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     match &column.kind {
         ColumnKind::Physical { data_type } => {
             format!("{} {}", column.name, words(data_type).to_uppercase())

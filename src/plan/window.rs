@@ -21,10 +21,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     };
     let kind = function.name.to_string().to_uppercase();
     if !matches!(kind.as_str(), "TUMBLE" | "HOP" | "CUMULATE" | "SESSION") {
-        return Err(Error::sql(
+        return Err(Error::unmodelled(
             b.file,
             span,
-            format!("table function {kind} is not supported"),
+            format!("the table function {kind}"),
         ));
     }
     let FunctionArguments::List(list) = &function.args else {
@@ -41,10 +41,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
                 ..
             } => named.push((name.value.to_uppercase(), e)),
             _ => {
-                return Err(Error::sql(
+                return Err(Error::unmodelled(
                     b.file,
                     span,
-                    format!("unsupported argument to {kind}"),
+                    format!("this argument form of {kind}"),
                 ))
             }
         }
@@ -88,11 +88,22 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             format!("{kind} needs DESCRIPTOR(time column) as its second argument"),
         ));
     };
-    let (time_args, _) = b.converter().function_args(&input, descriptor)?;
-    let time_name = time_args
-        .first()
-        .map(|t| t.display(false))
-        .unwrap_or_default();
+    // DESCRIPTOR names a column of the input as written (it may be the window_time of a
+    // window aggregate beneath: cascading windows).
+    let time_name = match &descriptor.args {
+        FunctionArguments::List(list) => match list.args.first() {
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(i)))) => {
+                i.value.clone()
+            }
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(p)))) => {
+                p.last().map(|i| i.value.clone()).unwrap_or_default()
+            }
+            // `$rowtime` unquoted is read as a placeholder: its text is the name.
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    };
     let time_column = input
         .resolve(None, &time_name)
         .into_column()
@@ -117,10 +128,10 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             params.push((name.to_lowercase(), millis));
         }
     }
-    let partition = partition_exprs
-        .iter()
-        .map(|p| CExpr::Literal(p.clone()))
-        .collect();
+    let mut partition = Vec::new();
+    for key in &partition_exprs {
+        partition.push(b.converter().expr(&input, key)?);
+    }
     let window = WindowTvf {
         kind: kind.to_lowercase(),
         time: time_column.expr.clone(),
@@ -148,7 +159,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     Ok(relation)
 }
 
-fn table_argument(expr: &Expr) -> Option<(Vec<String>, Vec<String>)> {
+fn table_argument(expr: &Expr) -> Option<(Vec<String>, Vec<Expr>)> {
     let Expr::Function(f) = expr else { return None };
     if f.name.to_string() != crate::sql::dialect::TABLE_ARGUMENT {
         return None;
@@ -156,9 +167,16 @@ fn table_argument(expr: &Expr) -> Option<(Vec<String>, Vec<String>)> {
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
+    let partition = list.args[1..]
+        .iter()
+        .filter_map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
     match list.args.first() {
         Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(parts)))) => {
-            Some((parts.iter().map(|p| p.value.clone()).collect(), Vec::new()))
+            Some((parts.iter().map(|p| p.value.clone()).collect(), partition))
         }
         _ => None,
     }

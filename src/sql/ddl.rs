@@ -4,7 +4,9 @@
 use super::dialect::FlinkDialect;
 use super::parse::{name_of, parser_error, parser_for};
 use super::split::RawStatement;
-use super::statement::{ColumnDef, ColumnKind, TableDef, WatermarkDef};
+use super::statement::{
+    ColumnDef, ColumnKind, LikeFeature, LikeOption, LikeStrategy, TableDef, WatermarkDef,
+};
 use crate::error::Result;
 use crate::source::SourceFile;
 use sqlparser::keywords::Keyword;
@@ -38,7 +40,8 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         partitioned_by: Vec::new(),
         options: Vec::new(),
         like: None,
-        like_options: false,
+        like_options: Vec::new(),
+        query: None,
     };
     if parser.consume_token(&Token::LParen) {
         loop {
@@ -63,19 +66,21 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             def.options = options(parser)?;
         } else if parser.parse_keyword(Keyword::LIKE) {
             def.like = Some(name_of(file, &parser.parse_object_name(false)?));
-            if parser.peek_token().token == Token::LParen {
-                skip_parenthesized(parser)?;
-                def.like_options = true;
+            if parser.consume_token(&Token::LParen) {
+                def.like_options = like_options(parser)?;
             }
         } else if parser.peek_token().token == Token::EOF {
             break;
         } else if parser.parse_keyword(Keyword::AS) {
-            return Err(ParserError::ParserError(
-                "CREATE TABLE ... AS SELECT is not supported yet: declare the table and use INSERT INTO".into(),
-            ));
+            // CTAS: a sink declaration plus the query that fills it; nothing may follow.
+            def.query = Some(parser.parse_query()?);
+            if parser.peek_token().token != Token::EOF {
+                return parser.expected("the end of the statement", parser.peek_token());
+            }
+            break;
         } else {
             return parser.expected(
-                "COMMENT, PARTITIONED BY, WITH, LIKE or the end of the statement",
+                "COMMENT, PARTITIONED BY, WITH, LIKE, AS or the end of the statement",
                 parser.peek_token(),
             );
         }
@@ -255,18 +260,49 @@ fn options(parser: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
     Ok(out)
 }
 
-fn skip_parenthesized(parser: &mut Parser) -> Result<(), ParserError> {
-    parser.expect_token(&Token::LParen)?;
-    let mut depth = 1;
-    while depth > 0 {
-        match parser.next_token().token {
-            Token::LParen => depth += 1,
-            Token::RParen => depth -= 1,
-            Token::EOF => return parser.expected(")", parser.peek_token()),
-            _ => {}
+/// `(INCLUDING ALL EXCLUDING OPTIONS ...)` after `LIKE base`, the `(` consumed.
+fn like_options(parser: &mut Parser) -> Result<Vec<LikeOption>, ParserError> {
+    let mut out = Vec::new();
+    while !parser.consume_token(&Token::RParen) {
+        let strategy = match &parser.peek_token().token {
+            Token::Word(w) if w.value.eq_ignore_ascii_case("INCLUDING") => LikeStrategy::Including,
+            Token::Word(w) if w.value.eq_ignore_ascii_case("EXCLUDING") => LikeStrategy::Excluding,
+            Token::Word(w) if w.value.eq_ignore_ascii_case("OVERWRITING") => {
+                LikeStrategy::Overwriting
+            }
+            _ => {
+                return parser.expected(
+                    "INCLUDING, EXCLUDING, OVERWRITING or )",
+                    parser.peek_token(),
+                )
+            }
+        };
+        parser.next_token();
+        let feature = match &parser.peek_token().token {
+            Token::Word(w) => LikeFeature::from_word(&w.value),
+            _ => None,
+        };
+        let Some(feature) = feature else {
+            return parser.expected(
+                "ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, PARTITIONS or WATERMARKS",
+                parser.peek_token(),
+            );
+        };
+        let allowed = strategy != LikeStrategy::Overwriting
+            || !matches!(
+                feature,
+                LikeFeature::All | LikeFeature::Constraints | LikeFeature::Partitions
+            );
+        if !allowed {
+            return parser.expected(
+                "INCLUDING or EXCLUDING (OVERWRITING applies to GENERATED, METADATA, OPTIONS and WATERMARKS)",
+                parser.peek_token(),
+            );
         }
+        parser.next_token();
+        out.push(LikeOption { strategy, feature });
     }
-    Ok(())
+    Ok(out)
 }
 
 fn skip_until_with(parser: &mut Parser) {

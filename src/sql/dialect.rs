@@ -39,6 +39,11 @@ impl Dialect for FlinkDialect {
         true
     }
 
+    /// Flink's row types reach sqlparser as `STRUCT<...>` (see `flink_syntax`).
+    fn supports_struct_literal(&self) -> bool {
+        true
+    }
+
     fn supports_match_recognize(&self) -> bool {
         true
     }
@@ -75,7 +80,8 @@ impl Dialect for FlinkDialect {
         true
     }
 
-    /// `TABLE t` as a function argument (window TVFs, PTFs) becomes `__TABLE__(t)`.
+    /// `TABLE t` as a function argument (window TVFs, PTFs) becomes `__TABLE__(t)`, and
+    /// `TABLE t PARTITION BY k` / `PARTITION BY (k1, k2)` becomes `__TABLE__(t, k1, k2)`.
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
         let is_table = matches!(
             &parser.peek_token_ref().token,
@@ -86,27 +92,42 @@ impl Dialect for FlinkDialect {
             return None;
         }
         parser.next_token();
-        Some(parser.parse_object_name(false).map(|name| {
+        Some(parser.parse_object_name(false).and_then(|name| {
             let arg = Expr::CompoundIdentifier(
                 name.0
                     .iter()
                     .filter_map(|p| p.as_ident().cloned())
                     .collect(),
             );
-            Expr::Function(Function {
+            let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))];
+            if parser.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
+                // One key bare, several in parentheses: a comma ends the argument.
+                let keys = if parser.consume_token(&Token::LParen) {
+                    let keys = parser.parse_comma_separated(Parser::parse_expr)?;
+                    parser.expect_token(&Token::RParen)?;
+                    keys
+                } else {
+                    vec![parser.parse_expr()?]
+                };
+                args.extend(
+                    keys.into_iter()
+                        .map(|k| FunctionArg::Unnamed(FunctionArgExpr::Expr(k))),
+                );
+            }
+            Ok(Expr::Function(Function {
                 name: ObjectName::from(vec![Ident::new(TABLE_ARGUMENT)]),
                 uses_odbc_syntax: false,
                 parameters: FunctionArguments::None,
                 args: FunctionArguments::List(FunctionArgumentList {
                     duplicate_treatment: None,
-                    args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(arg))],
+                    args,
                     clauses: vec![],
                 }),
                 within_group: vec![],
                 filter: None,
                 null_treatment: None,
                 over: None,
-            })
+            }))
         }))
     }
 }

@@ -15,6 +15,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 /// Parses every raw statement, grouping statement sets.
 pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Vec<Statement>> {
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     let mut open_set: Option<(ByteSpan, Vec<Statement>)> = None;
     for raw in raws {
         let words = raw.leading_words(4);
@@ -53,7 +54,14 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             _ => raw,
         };
-        let statement = parse_statement(file, raw)?;
+        // Every statement is read: the errors of all of them are reported at once.
+        let statement = match parse_statement(file, raw) {
+            Ok(statement) => statement,
+            Err(error) => {
+                errors.push(error);
+                continue;
+            }
+        };
         match &mut open_set {
             Some((_, inner)) => {
                 if !matches!(statement.kind, StatementKind::Insert(_)) {
@@ -70,6 +78,9 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
             }
             None => out.push(statement),
         }
+    }
+    if let Some(error) = Error::collect(format!("the statements of {}", file.name), errors) {
+        return Err(error);
     }
     if let Some((start, _)) = open_set {
         return Err(Error::located(
@@ -103,6 +114,7 @@ fn parser_over(dialect: &FlinkDialect, mut tokens: Vec<TokenWithSpan>) -> Parser
         .map(|t| t.span.end)
         .unwrap_or(sqlparser::tokenizer::Location { line: 0, column: 0 });
     tokens.push(TokenWithSpan::at(Token::EOF, end, end));
+    let tokens = super::flink_syntax::rewrite(tokens);
     Parser::new(dialect)
         .with_recursion_limit(MAX_SQL_NESTING)
         .with_tokens_with_locations(tokens)
@@ -382,12 +394,26 @@ fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, Parser
         parser.expect_token(&Token::RParen)?;
     }
     let query = parser.parse_query()?;
+    // Flink 2.3: `ON CONFLICT DO ERROR | NOTHING | DEDUPLICATE`, how the sink resolves rows
+    // of other upsert keys mapping to one primary key (its materializer's state).
+    let on_conflict = if parser.parse_keywords(&[Keyword::ON, Keyword::CONFLICT, Keyword::DO]) {
+        let strategy = parser.parse_identifier()?.value.to_uppercase();
+        if !matches!(strategy.as_str(), "ERROR" | "NOTHING" | "DEDUPLICATE") {
+            return Err(ParserError::ParserError(format!(
+                "Expected: ERROR, NOTHING or DEDUPLICATE after ON CONFLICT DO, found: {strategy}"
+            )));
+        }
+        Some(format!("ON CONFLICT DO {strategy}"))
+    } else {
+        None
+    };
     expect_end(parser)?;
     Ok(Insert {
         sink,
         columns,
         overwrite,
         query,
+        on_conflict,
     })
 }
 

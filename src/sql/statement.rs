@@ -62,8 +62,52 @@ pub struct TableDef {
     pub partitioned_by: Vec<String>,
     pub options: Vec<(String, String)>,
     pub like: Option<Name>,
-    /// Whether LIKE names its own options (`INCLUDING ...`, `EXCLUDING ...`, `OVERWRITING ...`).
-    pub like_options: bool,
+    /// The LIKE clause's options in order (`INCLUDING ALL`, `EXCLUDING OPTIONS`, ...).
+    pub like_options: Vec<LikeOption>,
+    /// `CREATE TABLE t ... AS SELECT ...` (CTAS): the query that fills the table; the table's
+    /// columns not declared in the statement are the query's.
+    pub query: Option<Box<Query>>,
+}
+
+/// One option of `CREATE TABLE ... LIKE base (...)`, as Flink documents them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LikeOption {
+    pub strategy: LikeStrategy,
+    pub feature: LikeFeature,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LikeStrategy {
+    Including,
+    Excluding,
+    Overwriting,
+}
+
+/// What of the base table a LIKE option is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LikeFeature {
+    All,
+    Constraints,
+    Generated,
+    Metadata,
+    Options,
+    Partitions,
+    Watermarks,
+}
+
+impl LikeFeature {
+    pub fn from_word(word: &str) -> Option<LikeFeature> {
+        Some(match word.to_uppercase().as_str() {
+            "ALL" => LikeFeature::All,
+            "CONSTRAINTS" => LikeFeature::Constraints,
+            "GENERATED" => LikeFeature::Generated,
+            "METADATA" => LikeFeature::Metadata,
+            "OPTIONS" => LikeFeature::Options,
+            "PARTITIONS" => LikeFeature::Partitions,
+            "WATERMARKS" => LikeFeature::Watermarks,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -134,4 +178,6 @@ pub struct Insert {
     pub columns: Vec<String>,
     pub overwrite: bool,
     pub query: Box<Query>,
+    /// `ON CONFLICT DO ...` (Flink 2.3), canonical.
+    pub on_conflict: Option<String>,
 }

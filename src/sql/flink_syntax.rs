@@ -1,0 +1,375 @@
+//! Flink spellings sqlparser reads in another form, rewritten token for token (each keeps its
+//! place in the script): the row type `ROW<a INT>` or `ROW(a INT)` (after `AS` of a CAST or
+//! inside another composite type) becomes sqlparser's `STRUCT<a INT>`, and the map
+//! constructor `MAP[k1, v1]` the call `MAP(k1, v1)`. MATCH_RECOGNIZE's `PATTERN (p) WITHIN
+//! INTERVAL 'n' unit` becomes `PATTERN ((p) `WITHIN INTERVAL 'n' unit`)`: the time constraint is
+//! part of the pattern as the tool compares it. The clauses of JSON functions (`KEY k VALUE v`,
+//! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call.
+
+use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
+
+/// The tokens with Flink's row types and map constructors in sqlparser's spelling.
+pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let tokens = json_clauses(within_into_pattern(tokens));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    // Per open bracket, what its closing token becomes; and how many of them open a type.
+    let mut closers: Vec<(Token, bool)> = Vec::new();
+    let mut in_type = 0usize;
+    for token in tokens {
+        let (previous, before) = last_two_words(&out);
+        let opens_row = previous == "ROW" && (before == "AS" || in_type > 0);
+        let opens = |t: &Token| {
+            matches!(t, Token::LParen | Token::Lt | Token::LBracket)
+                && (opens_row || (t == &Token::Lt && is_composite(&previous)))
+        };
+        match &token.token {
+            t if opens(t) => {
+                let _ = t;
+                if opens_row {
+                    rename_last_word(&mut out, "STRUCT");
+                }
+                // sqlparser reads a map type as `MAP(K, V)`.
+                let map = !opens_row && previous == "MAP";
+                let (open, close) = if map {
+                    (Token::LParen, Token::RParen)
+                } else {
+                    (Token::Lt, Token::Gt)
+                };
+                closers.push((close, true));
+                in_type += 1;
+                out.push(replaced(&token, open));
+            }
+            Token::LParen => {
+                closers.push((Token::RParen, false));
+                out.push(token);
+            }
+            Token::LBracket => {
+                let map = previous == "MAP";
+                let (open, close) = if map {
+                    (Token::LParen, Token::RParen)
+                } else {
+                    (Token::LBracket, Token::RBracket)
+                };
+                closers.push((close, false));
+                out.push(replaced(&token, open));
+            }
+            // A `>` closes a type's angle bracket, else it is a comparison.
+            Token::Gt if closers.last().is_some_and(|(_, is_type)| *is_type) => {
+                out.push(close(&mut closers, &mut in_type, &token));
+            }
+            Token::RParen | Token::RBracket if !closers.is_empty() => {
+                out.push(close(&mut closers, &mut in_type, &token));
+            }
+            Token::ShiftRight if closers.last().is_some_and(|(_, is_type)| *is_type) => {
+                let (first, second) = split(&token);
+                out.push(close(&mut closers, &mut in_type, &first));
+                out.push(close(&mut closers, &mut in_type, &second));
+            }
+            _ => out.push(token),
+        }
+    }
+    out
+}
+
+fn close(
+    closers: &mut Vec<(Token, bool)>,
+    in_type: &mut usize,
+    token: &TokenWithSpan,
+) -> TokenWithSpan {
+    match closers.pop() {
+        Some((with, is_type)) => {
+            if is_type {
+                *in_type = in_type.saturating_sub(1);
+            }
+            replaced(token, with)
+        }
+        None => token.clone(),
+    }
+}
+
+/// The last two significant words before here, uppercased (empty when not a plain word).
+fn last_two_words(out: &[TokenWithSpan]) -> (String, String) {
+    let mut words = out
+        .iter()
+        .rev()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .map(|t| match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+            _ => String::new(),
+        });
+    let last = words.next().unwrap_or_default();
+    let before = words.next().unwrap_or_default();
+    (last, before)
+}
+
+fn rename_last_word(out: &mut [TokenWithSpan], to: &str) {
+    if let Some(t) = out
+        .iter_mut()
+        .rev()
+        .find(|t| !matches!(t.token, Token::Whitespace(_)))
+    {
+        if matches!(t.token, Token::Word(_)) {
+            t.token = Token::Word(Word {
+                value: to.to_string(),
+                quote_style: None,
+                keyword: sqlparser::keywords::Keyword::STRUCT,
+            });
+        }
+    }
+}
+
+fn is_composite(previous: &str) -> bool {
+    matches!(previous, "ARRAY" | "MAP" | "MULTISET")
+}
+
+fn replaced(token: &TokenWithSpan, with: Token) -> TokenWithSpan {
+    TokenWithSpan {
+        token: with,
+        span: token.span,
+    }
+}
+
+/// `>>` as two `>`, each with its own column.
+fn split(token: &TokenWithSpan) -> (TokenWithSpan, TokenWithSpan) {
+    let start = token.span.start;
+    let middle = Location::new(start.line, start.column + 1);
+    let first = TokenWithSpan {
+        token: Token::Gt,
+        span: Span::new(start, middle),
+    };
+    let second = TokenWithSpan {
+        token: Token::Gt,
+        span: Span::new(middle, token.span.end),
+    };
+    (first, second)
+}
+
+/// `PATTERN (p) WITHIN INTERVAL '1' HOUR DEFINE` as `PATTERN ((p) `WITHIN INTERVAL '1' HOUR`)
+/// DEFINE`: sqlparser has no WITHIN; a pattern variable carries it.
+fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !tokens.iter().any(|t| is_word(t, "WITHIN")) {
+        return tokens;
+    }
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 4);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let after_pattern = is_word(token, "WITHIN") && pattern_open(&out).is_some();
+        if !after_pattern {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        }
+        let Some(open) = pattern_open(&out) else {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        };
+        // The constraint runs to DEFINE (or the end of the clause).
+        let mut end = i + 1;
+        while end < tokens.len()
+            && !is_word(&tokens[end], "DEFINE")
+            && !matches!(tokens[end].token, Token::RParen | Token::EOF)
+        {
+            end += 1;
+        }
+        let text = tokens[i..end]
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| t.token.to_string().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let close = out.len() - 1;
+        let mut rewritten: Vec<TokenWithSpan> = out[..=open].to_vec();
+        rewritten.push(replaced(&out[open], Token::LParen));
+        rewritten.extend_from_slice(&out[open + 1..=close]);
+        rewritten.push(replaced(
+            token,
+            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+        ));
+        rewritten.push(replaced(
+            token,
+            Token::Word(Word {
+                value: text,
+                quote_style: Some('`'),
+                keyword: sqlparser::keywords::Keyword::NoKeyword,
+            }),
+        ));
+        rewritten.push(replaced(&out[close], Token::RParen));
+        out = rewritten;
+        i = end;
+    }
+    out
+}
+
+/// When `out` ends with `PATTERN ( ... )`: the index of that `(`.
+fn pattern_open(out: &[TokenWithSpan]) -> Option<usize> {
+    let last = out
+        .iter()
+        .rposition(|t| !matches!(t.token, Token::Whitespace(_)))?;
+    if out[last].token != Token::RParen {
+        return None;
+    }
+    let mut depth = 0i32;
+    for index in (0..=last).rev() {
+        match out[index].token {
+            Token::RParen => depth += 1,
+            Token::LParen => {
+                depth -= 1;
+                if depth == 0 {
+                    let word = out[..index]
+                        .iter()
+                        .rev()
+                        .find(|t| !matches!(t.token, Token::Whitespace(_)))?;
+                    return matches!(&word.token, Token::Word(w) if w.value.eq_ignore_ascii_case("PATTERN"))
+                        .then_some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Flink's JSON function clauses as plain arguments: `JSON_OBJECT(KEY 'k' VALUE v NULL ON NULL)`
+/// becomes `JSON_OBJECT('k', v, 'NULL ON NULL')`, `JSON_VALUE(j, '$.a' DEFAULT 'x' ON EMPTY)`
+/// becomes `JSON_VALUE(j, '$.a', 'DEFAULT', 'x', 'ON EMPTY')`: each clause stays in the call.
+fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+        _ => String::new(),
+    };
+    if !tokens.iter().any(|t| word(t).starts_with("JSON_")) {
+        return tokens;
+    }
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let next_word = |at: usize, n: usize| {
+        significant
+            .iter()
+            .position(|&i| i == at)
+            .and_then(|p| significant.get(p + n))
+            .map(|&i| word(&tokens[i]))
+            .unwrap_or_default()
+    };
+    let text = |s: &str, like: &TokenWithSpan| replaced(like, Token::SingleQuotedString(s.into()));
+    let comma = |like: &TokenWithSpan| replaced(like, Token::Comma);
+    // The depth of each open JSON_ call (in parentheses) and whether it takes KEY ... VALUE
+    // pairs (JSON_OBJECT, JSON_OBJECTAGG), innermost last.
+    let mut calls: Vec<(usize, bool)> = Vec::new();
+    let mut depth = 0usize;
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut skip = 0usize;
+    for (i, token) in tokens.iter().enumerate() {
+        if skip > 0 {
+            if !matches!(token.token, Token::Whitespace(_)) {
+                skip -= 1;
+            }
+            continue;
+        }
+        match &token.token {
+            Token::LParen => {
+                depth += 1;
+                let callee = out
+                    .iter()
+                    .rev()
+                    .find(|t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_)))
+                    .map(word)
+                    .unwrap_or_default();
+                if callee.starts_with("JSON_") {
+                    calls.push((depth, callee.starts_with("JSON_OBJECT")));
+                }
+                out.push(token.clone());
+                continue;
+            }
+            Token::RParen => {
+                if calls.last().is_some_and(|(d, _)| *d == depth) {
+                    calls.pop();
+                }
+                depth = depth.saturating_sub(1);
+                out.push(token.clone());
+                continue;
+            }
+            _ => {}
+        }
+        let pairs = match calls.last() {
+            Some((d, pairs)) if *d == depth => *pairs,
+            _ => {
+                out.push(token.clone());
+                continue;
+            }
+        };
+        // `t.value` is a column, not a clause.
+        let after_dot = out
+            .iter()
+            .rev()
+            .find(|t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_)))
+            .is_some_and(|t| t.token == Token::Period);
+        let w = if after_dot {
+            String::new()
+        } else {
+            word(token)
+        };
+        let on = next_word(i, 1) == "ON";
+        let target = next_word(i, 2);
+        match w.as_str() {
+            "KEY" if pairs => {}
+            "VALUE" if pairs => out.push(comma(token)),
+            "NULL" | "ABSENT" | "ERROR" | "EMPTY"
+                if on && matches!(target.as_str(), "NULL" | "EMPTY" | "ERROR") =>
+            {
+                out.push(comma(token));
+                out.push(text(&format!("{w} ON {target}"), token));
+                skip = 2;
+            }
+            "RETURNING" => {
+                // The type runs to the next clause or the end of the call.
+                let mut words = Vec::new();
+                let mut nested = 0usize;
+                for t in tokens[i + 1..].iter() {
+                    match &t.token {
+                        Token::Whitespace(_) => continue,
+                        Token::LParen => nested += 1,
+                        Token::RParen if nested == 0 => break,
+                        Token::RParen => nested -= 1,
+                        Token::Comma if nested == 0 => break,
+                        Token::Word(_)
+                            if nested == 0
+                                && matches!(
+                                    word(t).as_str(),
+                                    "NULL"
+                                        | "ERROR"
+                                        | "DEFAULT"
+                                        | "EMPTY"
+                                        | "ABSENT"
+                                        | "WITH"
+                                        | "WITHOUT"
+                                ) =>
+                        {
+                            break
+                        }
+                        _ => {}
+                    }
+                    words.push(t.token.to_string().to_uppercase());
+                }
+                skip = words.len();
+                out.push(comma(token));
+                out.push(text(&format!("RETURNING {}", words.join(" ")), token));
+            }
+            "DEFAULT" => {
+                out.push(comma(token));
+                out.push(text("DEFAULT", token));
+                out.push(comma(token));
+            }
+            "ON" if matches!(next_word(i, 1).as_str(), "EMPTY" | "ERROR" | "NULL") => {
+                out.push(comma(token));
+                out.push(text(&format!("ON {}", next_word(i, 1)), token));
+                skip = 1;
+            }
+            _ => out.push(token.clone()),
+        }
+    }
+    out
+}
