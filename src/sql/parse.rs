@@ -199,7 +199,7 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
             let rest: Vec<&str> = rest
                 .iter()
                 .copied()
-                .filter(|w| !matches!(*w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE"))
+                .filter(|w| !matches!(*w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE" | "ALTER"))
                 .collect();
             match rest.first() {
                 Some(&"TABLE") => {

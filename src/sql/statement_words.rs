@@ -48,7 +48,7 @@ pub fn check(file: &SourceFile, span: ByteSpan, words: &[&str]) -> Result<()> {
     if *first == "CREATE" {
         let object = words[1..]
             .iter()
-            .find(|w| !matches!(**w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE"));
+            .find(|w| !matches!(**w, "TEMPORARY" | "SYSTEM" | "OR" | "REPLACE" | "ALTER"));
         if let Some(object) = object {
             if !CREATABLE.contains(object) {
                 return reject(object, CREATABLE);
