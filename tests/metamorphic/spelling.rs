@@ -568,6 +568,10 @@ pub fn move_query(sql: &str, into: Moved) -> String {
     if matches!(into, Moved::View) && sql.to_uppercase().contains("STATEMENT SET") {
         return sql.to_string();
     }
+    // `INSERT ... ON CONFLICT ...` ends with a clause of the INSERT, not of its query.
+    if sql.to_uppercase().contains("ON CONFLICT") {
+        return sql.to_string();
+    }
     let counter = std::cell::Cell::new(0);
     per_statement(sql, |statement, words| {
         let tokens = Tokens::of(statement);
