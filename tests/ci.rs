@@ -7,9 +7,10 @@
 #[allow(dead_code)]
 mod support;
 
+use support::repo::{git, write};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use support::cli::run_in;
 use support::schema::{assert_follows, validator};
 
@@ -19,32 +20,6 @@ const KEYED_OLD: &str = "SELECT a, COUNT(*) AS c FROM src GROUP BY a;\n";
 const KEYED_NEW: &str = "SELECT a, b, COUNT(*) AS c FROM src GROUP BY a, b;\n";
 const MOVED_OLD: &str = "-- the dedup job\nINSERT INTO latest\nSELECT id, v\nFROM (\n  SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proctime DESC) AS rn\n  FROM events\n)\nWHERE rn = 1;\n";
 const SAME: &str = "SELECT x, MAX(y) AS m FROM src GROUP BY x;\n";
-
-pub fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        status.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-    std::fs::write(path, text).expect("write");
-}
 
 /// A repository whose last commit changes two jobs, renames one (with an edit), deletes one,
 /// adds one and leaves one alone; `name` keeps parallel tests apart.

@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 mod support;
 
+use support::repo::write;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use support::cli::run_in;
@@ -21,12 +23,6 @@ fn dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     dir
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-    std::fs::write(path, text).expect("write");
 }
 
 fn json(stdout: &str) -> Value {

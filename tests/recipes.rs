@@ -8,36 +8,11 @@
 #[allow(dead_code)]
 mod support;
 
+use support::repo::{git, write};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-    std::fs::write(path, text).expect("write");
-}
 
 /// `origin` with jobs on `main`, and a clone on a branch that changes them (one incompatibly).
 fn clone_with_changes(root: &Path) -> (PathBuf, String) {

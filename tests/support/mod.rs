@@ -2,4 +2,5 @@
 
 pub mod cli;
 pub mod deployment;
+pub mod repo;
 pub mod schema;
