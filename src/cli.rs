@@ -6,7 +6,7 @@ mod check_command;
 use crate::check::plan_script;
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{concise, github, gitlab, json, junit, sarif};
+use crate::report::{concise, github, gitlab, html, json, junit, sarif};
 use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
@@ -57,6 +57,8 @@ pub enum Format {
     Junit,
     /// GitLab Code Quality: a JSON array of issues
     Gitlab,
+    /// One self-contained HTML page: the verdict, the operator graphs, the SQL side by side
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -256,6 +258,7 @@ pub fn render_error(format: Format, error: &Error) -> String {
         Format::Concise => concise::render_error(error),
         Format::Junit => junit::render_error(error),
         Format::Gitlab => format!("{}\n", gitlab::render_error(error)),
+        Format::Html => html::render_error(error),
         Format::Human => String::new(),
     }
 }

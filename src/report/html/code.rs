@@ -1,0 +1,128 @@
+//! A script as numbered lines of escaped SQL with the clauses the findings and notes point at
+//! marked: where several marks overlap, the innermost (the most specific clause) gives the
+//! colour and every one of them is named in the tooltip.
+
+use super::escape;
+use crate::source::SourceFile;
+use std::fmt::Write;
+
+/// A marked clause of one script.
+#[derive(Debug, Clone)]
+pub struct Highlight {
+    /// Byte range in the script.
+    pub start: usize,
+    pub end: usize,
+    /// CSS class (the finding's verdict, or `note`).
+    pub class: String,
+    /// The finding (or note) it belongs to: the `data-f` the page's script follows.
+    pub group: String,
+    /// The id of the anchor placed at its start, once per page.
+    pub anchor: Option<String>,
+    pub title: String,
+}
+
+/// The nearest character boundary at or after `at`.
+fn boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The script's lines as `<div class="line">`, each with its number, its id `{id}-L{n}`.
+pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highlight]) {
+    let text: &str = &file.text;
+    let marks: Vec<Highlight> = highlights
+        .iter()
+        .map(|h| {
+            let start = boundary(text, h.start);
+            // A mark of no length still marks one character, so that it can be seen.
+            let end = boundary(text, h.end.max(h.start + 1)).max(start);
+            Highlight {
+                start,
+                end,
+                ..h.clone()
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "<div class=\"sql\" role=\"region\" aria-label=\"{}\" tabindex=\"0\">",
+        escape(&file.name)
+    );
+    let mut line_start = 0;
+    let lines: Vec<&str> = text.split('\n').collect();
+    let count = lines.len();
+    for (n, line) in lines.into_iter().enumerate() {
+        let line_end = line_start + line.len();
+        let shown_end = line_start + line.trim_end_matches('\r').len();
+        let last = n + 1 == count;
+        let _ = write!(
+            out,
+            "<div class=\"line\" id=\"{id}-L{}\"><span class=\"ln\" aria-hidden=\"true\">{}</span><span class=\"src\">",
+            n + 1,
+            n + 1
+        );
+        let anchors_at = |out: &mut String, at: &dyn Fn(usize) -> bool| {
+            for m in marks.iter().filter(|m| at(m.start)) {
+                if let Some(anchor) = &m.anchor {
+                    let _ = write!(
+                        out,
+                        "<span class=\"anchor\" id=\"{}\"></span>",
+                        escape(anchor)
+                    );
+                }
+            }
+        };
+        // A mark carried over from an earlier line starts at this line's text, not its indent.
+        let shown = &text[line_start..shown_end];
+        let indent_end = shown_end - shown.trim_start().len();
+        let from = |m: &Highlight| {
+            if m.start < line_start {
+                indent_end
+            } else {
+                m.start
+            }
+        };
+        let mut points: Vec<usize> = vec![line_start, indent_end, shown_end];
+        for m in &marks {
+            for p in [m.start, m.end] {
+                if p > line_start && p < shown_end {
+                    points.push(p);
+                }
+            }
+        }
+        points.sort_unstable();
+        points.dedup();
+        for pair in points.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            anchors_at(out, &|start| start == a);
+            let segment = escape(&text[a..b]);
+            let mut covering: Vec<&Highlight> = marks
+                .iter()
+                .filter(|m| from(m) <= a && m.end >= b)
+                .collect();
+            if covering.is_empty() {
+                out.push_str(&segment);
+                continue;
+            }
+            covering.sort_by_key(|m| m.end - m.start);
+            let groups: Vec<&str> = covering.iter().map(|m| m.group.as_str()).collect();
+            let titles: Vec<&str> = covering.iter().map(|m| m.title.as_str()).collect();
+            let _ = write!(
+                out,
+                "<mark class=\"hl {}\" data-f=\"{}\" title=\"{}\">{segment}</mark>",
+                covering[0].class,
+                escape(&groups.join(" ")),
+                escape(&titles.join("\n"))
+            );
+        }
+        // Anchors of marks that start at the line's break (or past the end of the text).
+        let past = if last { usize::MAX } else { line_end + 1 };
+        anchors_at(out, &|start| start >= shown_end && start < past);
+        out.push_str("</span></div>\n");
+        line_start = line_end + 1;
+    }
+    out.push_str("</div>\n");
+}
