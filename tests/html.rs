@@ -176,6 +176,11 @@ fn state_that_the_query_as_a_whole_decides_names_the_query_s_finding() {
     assert!(page.contains("<strong>UNKNOWN</strong>"));
     assert!(page.contains("class=\"item fate-undetermined\""));
     assert!(!page.contains("class=\"item fate-reused\" data-label=\"SUM(b)\""));
+    // The undetermined aggregates name the rule that made the operator unknown.
+    let pill = &page[page.find("data-label=\"SUM(b)\"").expect("the pill")..];
+    let title = &pill[..pill.find("</title>").expect("a title")];
+    assert!(title.contains("SUM(b): undetermined"), "{title}");
+    assert!(title.contains("gwa-python-udaf:"), "{title}");
     // The assumptions are listed with a link to where they point.
     assert!(page.contains("<li class=\"assumption\""));
 }

@@ -30,13 +30,22 @@ fn boundary(text: &str, at: usize) -> usize {
     at
 }
 
+/// The nearest character boundary at or before `at`.
+fn boundary_before(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// The script's lines as `<div class="line">`, each with its number, its id `{id}-L{n}`.
 pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highlight]) {
     let text: &str = &file.text;
     let marks: Vec<Highlight> = highlights
         .iter()
         .map(|h| {
-            let start = boundary(text, h.start);
+            let start = boundary_before(text, h.start);
             // A mark of no length still marks one character, so that it can be seen.
             let end = boundary(text, h.end.max(h.start + 1)).max(start);
             Highlight {
@@ -109,13 +118,14 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             }
             covering.sort_by_key(|m| m.end - m.start);
             let groups: Vec<&str> = covering.iter().map(|m| m.group.as_str()).collect();
-            let titles: Vec<&str> = covering.iter().map(|m| m.title.as_str()).collect();
+            // One line per mark in the tooltip; the attribute itself stays on one line.
+            let titles: Vec<String> = covering.iter().map(|m| escape(&m.title)).collect();
             let _ = write!(
                 out,
                 "<mark class=\"hl {}\" data-f=\"{}\" title=\"{}\">{segment}</mark>",
                 covering[0].class,
                 escape(&groups.join(" ")),
-                escape(&titles.join("\n"))
+                titles.join("&#10;")
             );
         }
         // Anchors of marks that start at the line's break (or past the end of the text).
@@ -125,4 +135,63 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
         line_start = line_end + 1;
     }
     out.push_str("</div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render, Highlight};
+    use crate::source::SourceFile;
+
+    fn mark(start: usize, end: usize, group: &str) -> Highlight {
+        Highlight {
+            start,
+            end,
+            class: format!("v-{group}"),
+            group: group.into(),
+            anchor: Some(format!("{group}-new")),
+            title: format!("<{group}>"),
+        }
+    }
+
+    fn lines(text: &str, marks: &[Highlight]) -> Vec<String> {
+        let mut out = String::new();
+        render(&mut out, &SourceFile::new("f.sql", text), "new", marks);
+        out.lines()
+            .filter(|l| l.starts_with("<div class=\"line\""))
+            .map(|l| l[l.find("<span class=\"src\">").unwrap_or(0) + 18..].to_string())
+            .map(|l| l.trim_end_matches("</span></div>").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_innermost_of_overlapping_marks_gives_the_colour_and_all_are_named() {
+        let text = "SELECT a, MAX(b) FROM t";
+        let outer = mark(0, text.len(), "outer");
+        let inner = mark(10, 16, "inner");
+        let shown = lines(text, &[outer, inner]);
+        assert_eq!(
+            shown[0],
+            "<span class=\"anchor\" id=\"outer-new\"></span><mark class=\"hl v-outer\" data-f=\"outer\" title=\"&lt;outer&gt;\">SELECT a, </mark>\
+             <span class=\"anchor\" id=\"inner-new\"></span><mark class=\"hl v-inner\" data-f=\"inner outer\" title=\"&lt;inner&gt;&#10;&lt;outer&gt;\">MAX(b)</mark>\
+             <mark class=\"hl v-outer\" data-f=\"outer\" title=\"&lt;outer&gt;\"> FROM t</mark>"
+        );
+    }
+
+    #[test]
+    fn a_mark_over_several_lines_leaves_their_indentation_unmarked() {
+        let text = "SELECT a,\n       b < 1\nFROM t";
+        let shown = lines(text, &[mark(7, 22, "m")]);
+        assert_eq!(shown.len(), 3);
+        assert!(shown[1].starts_with("       <mark"), "{}", shown[1]);
+        assert!(shown[1].ends_with(">b &lt; 1</mark>"), "{}", shown[1]);
+        assert_eq!(shown[2], "FROM t");
+    }
+
+    #[test]
+    fn marks_cut_inside_a_character_or_past_the_text_are_safe() {
+        let text = "SELECT 'é' FROM t";
+        let shown = lines(text, &[mark(9, 10, "a"), mark(100, 120, "b")]);
+        assert!(shown[0].contains(">é</mark>"), "{}", shown[0]);
+        assert!(shown[0].ends_with("<span class=\"anchor\" id=\"b-new\"></span>"));
+    }
 }

@@ -514,7 +514,8 @@ impl Job<'_> {
             escape(&r.engine)
         );
         let p = &self.ids.prefix;
-        if !r.queries.is_empty() {
+        // A table of the queries when there are several to find one's way among.
+        if r.queries.len() > 1 {
             let _ = writeln!(
                 out,
                 "<nav aria-labelledby=\"{p}toc\"><{h} id=\"{p}toc\">Queries</{h}>\n<table class=\"queries\"><thead><tr><th scope=\"col\">query</th><th scope=\"col\">status</th><th scope=\"col\">verdict</th></tr></thead><tbody>"
