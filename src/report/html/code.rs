@@ -55,6 +55,12 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             }
         })
         .collect();
+    let mut marks = marks;
+    marks.sort_by_key(|m| m.start);
+    // The marks that reach the current line: a window over the marks by start, so that a long
+    // script with many findings is not read once per mark.
+    let mut next = 0;
+    let mut active: Vec<&Highlight> = Vec::new();
     let _ = writeln!(
         out,
         "<div class=\"sql\" role=\"region\" aria-label=\"{}\" tabindex=\"0\">",
@@ -67,6 +73,12 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
         let line_end = line_start + line.len();
         let shown_end = line_start + line.trim_end_matches('\r').len();
         let last = n + 1 == count;
+        let past = if last { usize::MAX } else { line_end + 1 };
+        active.retain(|m| m.end > line_start);
+        while next < marks.len() && marks[next].start < past {
+            active.push(&marks[next]);
+            next += 1;
+        }
         let _ = write!(
             out,
             "<div class=\"line\" id=\"{id}-L{}\"><span class=\"ln\" aria-hidden=\"true\">{}</span><span class=\"src\">",
@@ -74,7 +86,7 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             n + 1
         );
         let anchors_at = |out: &mut String, at: &dyn Fn(usize) -> bool| {
-            for m in marks.iter().filter(|m| at(m.start)) {
+            for m in active.iter().filter(|m| at(m.start)) {
                 if let Some(anchor) = &m.anchor {
                     let _ = write!(
                         out,
@@ -95,7 +107,7 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             }
         };
         let mut points: Vec<usize> = vec![line_start, indent_end, shown_end];
-        for m in &marks {
+        for m in &active {
             for p in [m.start, m.end] {
                 if p > line_start && p < shown_end {
                     points.push(p);
@@ -108,8 +120,9 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             let (a, b) = (pair[0], pair[1]);
             anchors_at(out, &|start| start == a);
             let segment = escape(&text[a..b]);
-            let mut covering: Vec<&Highlight> = marks
+            let mut covering: Vec<&Highlight> = active
                 .iter()
+                .copied()
                 .filter(|m| from(m) <= a && m.end >= b)
                 .collect();
             if covering.is_empty() {
@@ -129,7 +142,6 @@ pub fn render(out: &mut String, file: &SourceFile, id: &str, highlights: &[Highl
             );
         }
         // Anchors of marks that start at the line's break (or past the end of the text).
-        let past = if last { usize::MAX } else { line_end + 1 };
         anchors_at(out, &|start| start >= shown_end && start < past);
         out.push_str("</span></div>\n");
         line_start = line_end + 1;

@@ -131,9 +131,13 @@ fn legend(out: &mut String) {
 /// Ids of the page's elements: unique per job in a page of many jobs.
 struct Ids<'r> {
     prefix: String,
+    /// The findings shared by several queries, with those queries.
+    shared: Vec<(&'r Finding, Vec<&'r QueryReport>)>,
     /// Each finding of the report with the id of the finding it is shown as (a finding shared
     /// by several queries is shown once).
     findings: Vec<(&'r Finding, String)>,
+    /// The same by the finding's address.
+    by_address: std::collections::HashMap<usize, String>,
 }
 
 impl<'r> Ids<'r> {
@@ -149,18 +153,26 @@ impl<'r> Ids<'r> {
                 .map_or(own, |(_, id)| id.clone());
             findings.push((f, id));
         }
+        let by_address = findings
+            .iter()
+            .map(|(f, id)| (address(f), id.clone()))
+            .collect();
         Ids {
             prefix: prefix.to_string(),
+            shared,
             findings,
+            by_address,
         }
     }
 
     fn finding(&self, f: &Finding) -> Option<String> {
-        self.findings
-            .iter()
-            .find(|(g, _)| std::ptr::eq(*g, f))
-            .map(|(_, id)| id.clone())
+        self.by_address.get(&address(f)).cloned()
     }
+}
+
+/// A finding's identity: the report's findings are told apart by where they are.
+fn address(f: &Finding) -> usize {
+    std::ptr::from_ref(f) as usize
 }
 
 fn query_display(query: &QueryReport) -> String {
@@ -286,7 +298,7 @@ impl Job<'_> {
     }
 
     fn shared(&self, out: &mut String, h: &str) {
-        let shared = self.report.shared_findings();
+        let shared = &self.ids.shared;
         if shared.is_empty() {
             return;
         }
@@ -295,7 +307,7 @@ impl Job<'_> {
             "<section class=\"shared\" aria-labelledby=\"{p}shared\">\n<{h} id=\"{p}shared\">The job and its sources</{h}>\n<ol class=\"findings\">",
             p = self.ids.prefix
         );
-        for (f, queries) in &shared {
+        for (f, queries) in shared {
             self.finding(out, f, None, queries);
         }
         out.push_str("</ol>\n</section>\n");
@@ -318,9 +330,8 @@ impl Job<'_> {
             graph::svg(query, &format!("{id}-g"), &finding_id)
         );
         self.state_table(out, query);
-        let shared = self.report.shared_findings();
         let is_shared = |f: &Finding| {
-            shared.iter().any(|(g, queries)| {
+            self.ids.shared.iter().any(|(g, queries)| {
                 queries.iter().any(|q| std::ptr::eq(*q, query)) && same_finding(g, f)
             })
         };
