@@ -192,7 +192,11 @@ fn compile_rule(
     base: Option<&Rule>,
 ) -> std::result::Result<Rule, Vec<Error>> {
     let mut errors = Vec::new();
-    let id = def.id.value.clone();
+    // A rule adjusting a renamed rule by its former id (an alias) adjusts that rule.
+    let id = match base {
+        Some(b) if b.aliases.contains(&def.id.value) => b.id.clone(),
+        _ => def.id.value.clone(),
+    };
     let id_span = spanned_span(file, &def.id, id.len());
     let id_ok = !id.is_empty()
         && id
@@ -295,14 +299,23 @@ fn compile_rule(
         own.clone()
             .or_else(|| base.and_then(|b| from_base(b).clone()))
     };
+    let mut aliases = base.map(|b| b.aliases.clone()).unwrap_or_default();
+    for alias in &def.aliases {
+        if !aliases.contains(alias) {
+            aliases.push(alias.clone());
+        }
+    }
     Ok(Rule {
         id,
+        aliases,
         operator: operator.to_string(),
         change,
         when,
         verdict,
         message,
+        description: kept(&def.description, |b| &b.description),
         rationale: kept(&def.rationale, |b| &b.rationale),
+        reference: kept(&def.reference, |b| &b.reference),
         source: if restated_origin {
             def.source.clone()
         } else {

@@ -8,6 +8,7 @@ pub mod items;
 pub mod load;
 pub mod model;
 pub mod profile;
+pub mod rules_doc;
 pub mod shape;
 
 use crate::error::{Error, Result};
@@ -76,12 +77,19 @@ pub type RuleFailureMode = ByMode<FailureMode>;
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
+    /// Former ids of the rule: cases and overrides that name them still find it.
+    pub aliases: Vec<String>,
     pub operator: String,
     pub change: String,
     pub when: Predicate,
     pub verdict: RuleVerdict,
     pub message: Template,
+    /// One line saying what the rule detects.
+    pub description: Option<String>,
+    /// Why the state behaves so.
     pub rationale: Option<String>,
+    /// The public page or restore-lab pair the rule rests on.
+    pub reference: Option<String>,
     pub source: Option<String>,
     pub derived: Option<String>,
     pub example: Option<String>,
@@ -182,8 +190,13 @@ impl RuleSet {
         self.rules.iter().filter(move |r| r.operator == operator)
     }
 
+    /// The rule with this id, or that was known by it (an alias).
     pub fn get(&self, id: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.id == id)
+        self.rules.iter().find(|r| r.id == id).or_else(|| {
+            self.rules
+                .iter()
+                .find(|r| r.aliases.iter().any(|a| a == id))
+        })
     }
 
     /// The default engine's rules, then every `*.yaml` / `*.yml` of each directory.

@@ -21,11 +21,14 @@ struct LooseFile {
 const FILE_KEYS: &[&str] = &["operator", "verdict_by", "changes", "rules"];
 const RULE_KEYS: &[&str] = &[
     "id",
+    "aliases",
     "change",
     "when",
     "verdict",
     "message",
+    "description",
     "rationale",
+    "reference",
     "source",
     "derived",
     "example",
