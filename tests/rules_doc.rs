@@ -117,7 +117,10 @@ fn rules_show_prints_what_a_rule_detects_why_and_where_it_is_documented() {
         out.contains("  reference: https://www.alibabacloud.com/help/en/flink/"),
         "{out}"
     );
-    assert!(out.contains("  example:\n    cases/"), "{out}");
+    assert!(
+        out.contains("  example:\n    GROUP BY a -> GROUP BY a, d"),
+        "{out}"
+    );
     assert!(!out.contains("undocumented"), "{out}");
     let (code, out, _) = cli(&[
         "rules",
@@ -180,4 +183,101 @@ fn a_user_rule_may_leave_its_documentation_out_and_a_renamed_rule_keeps_its_old_
             .starts_with("my-renamed-rule\n  A rule that was renamed.\n  also named: my-old-rule"),
         "{alias_out}"
     );
+}
+
+const FAMILY: &str = "family:
+  group_aggregate: {prefix: ga}
+  over_aggregate: {prefix: over}
+rules:
+  - id: team-${prefix}-any-change
+    change: any
+    verdict: unknown
+    message: \"the ${kind} changed\"
+";
+
+#[test]
+fn a_family_rule_is_compiled_once_per_kind_with_its_ids_and_texts() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("family-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("team.yaml"), FAMILY).expect("write");
+    let set = RuleSet::load(&[&dir]);
+    std::fs::write(
+        dir.join("team.yaml"),
+        FAMILY.replace("${kind} changed", "${knd} changed"),
+    )
+    .expect("write");
+    let broken = RuleSet::load(&[&dir]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let set = set.expect("a family loads");
+    for (id, kind) in [
+        ("team-ga-any-change", "group_aggregate"),
+        ("team-over-any-change", "over_aggregate"),
+    ] {
+        let rule = set.get(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(rule.operator, kind);
+        assert_eq!(rule.message.source(), format!("the {kind} changed"));
+        assert_eq!(rule.when.source(), "true", "`when` defaults to always");
+    }
+    let Err(error) = broken else {
+        panic!("an unknown family variable is an error");
+    };
+    let messages: Vec<String> = error
+        .located_errors()
+        .iter()
+        .map(|l| format!("{}:{}: {}", l.line, l.column, l.message))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("5:") && m.contains("`${knd}` is not a variable")),
+        "{messages:?}"
+    );
+    // The built-in filter pair is one family for every kind that keeps state built from its rows.
+    let builtin = RuleSet::load(&[] as &[&str]).expect("built-in rules");
+    for id in [
+        "ga-input-filter-changed",
+        "wtopn-input-filter-ignored",
+        "join-input-filter-changed",
+    ] {
+        let rule = builtin.get(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(rule.file, "rules/vvr/input_filter.yaml", "{id}");
+    }
+}
+
+const BY_FACT: &str = "operator: group_aggregate
+rules:
+  - id: team-filter-by-switch
+    change: filters
+    verdict_by: config.ignore_filter
+    verdict: {\"true\": fully_compatible, \"false\": incompatible}
+    message: the filter changed
+";
+
+#[test]
+fn a_verdict_may_depend_on_any_fact_of_the_rule() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("by-fact-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("team.yaml"), BY_FACT).expect("write");
+    let set = RuleSet::load(&[&dir]);
+    std::fs::write(
+        dir.join("team.yaml"),
+        BY_FACT.replace("config.ignore_filter", "config.ignore_filtre"),
+    )
+    .expect("write");
+    let misspelt = RuleSet::load(&[&dir]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let set = set.expect("a rule with its own verdict_by loads");
+    let rule = set.get("team-filter-by-switch").expect("loaded");
+    use flink_compat::verdict::Verdict;
+    let facts = |on: bool| serde_json::json!({"config": {"ignore_filter": on}});
+    assert_eq!(rule.verdict_for(&facts(true)), Verdict::FullyCompatible);
+    assert_eq!(rule.verdict_for(&facts(false)), Verdict::Incompatible);
+    assert_eq!(rule.verdict_for(&serde_json::json!({})), Verdict::Unknown);
+    let Err(error) = misspelt else {
+        panic!("a misspelt verdict_by fact is an error");
+    };
+    let lines: Vec<usize> = error.located_errors().iter().map(|l| l.line).collect();
+    assert_eq!(lines, vec![5], "{error}");
 }

@@ -38,8 +38,14 @@ impl<T: Copy> ByMode<T> {
         match self {
             ByMode::One(v) => Some(*v),
             ByMode::Map { path, values } => {
-                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
-                values.get(mode).copied()
+                // Any scalar fact selects: a string by itself, a boolean or number by its text.
+                let mode = match lookup(facts, path) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Bool(b)) => b.to_string(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => String::new(),
+                };
+                values.get(&mode).copied()
             }
         }
     }
@@ -231,7 +237,19 @@ impl RuleSet {
         };
         for profile in profile::chain(&profiles, engine)? {
             let before: Vec<String> = set.rules.iter().map(|r| r.id.clone()).collect();
-            for (name, text) in &profile.files {
+            // Family files after the operator files: the kinds' change kinds are declared
+            // by then, and the family's rules follow each kind's own.
+            let files = profile
+                .files
+                .iter()
+                .filter(|(_, text)| !load::is_family(text))
+                .chain(
+                    profile
+                        .files
+                        .iter()
+                        .filter(|(_, text)| load::is_family(text)),
+                );
+            for (name, text) in files {
                 if !wanted(text) {
                     continue;
                 }

@@ -8,7 +8,13 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// An operator kind (`group_window_aggregate`, ...) or `query` for whole-query rules.
-    pub operator: Spanned<String>,
+    #[serde(default)]
+    pub operator: Option<Spanned<String>>,
+    /// A rule family instead of one operator: each operator kind it names, with the values of
+    /// the `${name}` variables its rules use (e.g. `prefix: ga`). Every rule is compiled once
+    /// per kind, its id and texts with the kind's values (`${kind}` is the kind itself).
+    #[serde(default)]
+    pub family: Option<Spanned<BTreeMap<String, BTreeMap<String, String>>>>,
     /// The fact whose value selects a verdict when a rule's verdict is a map (e.g. `old.mode`).
     #[serde(default)]
     pub verdict_by: Option<Spanned<String>>,
@@ -33,6 +39,10 @@ pub struct RuleDef {
     pub change: Option<Spanned<String>>,
     #[serde(default)]
     pub when: Option<Spanned<String>>,
+    /// The fact whose value selects this rule's verdict when it is a map (any fact: a string,
+    /// a boolean, a number); the file's `verdict_by` when left out.
+    #[serde(default)]
+    pub verdict_by: Option<Spanned<String>>,
     #[serde(default)]
     pub verdict: Option<Spanned<VerdictDef>>,
     #[serde(default)]
