@@ -195,6 +195,8 @@ pub enum RulesAction {
     },
     /// The engine profiles and what each means
     Profiles,
+    /// Every built-in rule documented: description, why, reference, example (Markdown; docs/rules.md)
+    Docs,
 }
 
 fn indented(text: &str) -> String {
@@ -436,6 +438,9 @@ fn execute(cli: Cli) -> Result<i32> {
                         outln!("{}{extends}: {}", profile.name, profile.description);
                     }
                 }
+                RulesAction::Docs => {
+                    out!("{}", crate::rules::rules_doc::reference()?);
+                }
                 RulesAction::Facts { operator } => {
                     out!(
                         "{}",
@@ -454,9 +459,19 @@ fn execute(cli: Cli) -> Result<i32> {
                             "no rule with id `{id}` (see `flink-compat rules list`){hint}"
                         ))
                     })?;
-                    outln!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
+                    outln!("{}", rule.id);
+                    if let Some(d) = &rule.description {
+                        outln!("  {d}");
+                    }
+                    if !rule.aliases.is_empty() {
+                        outln!("  also named: {}", rule.aliases.join(", "));
+                    }
+                    outln!("  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
                         outln!("  rationale: {r}");
+                    }
+                    if let Some(r) = &rule.reference {
+                        outln!("  reference: {r}");
                     }
                     if let Some(s) = &rule.source {
                         outln!("  source:   {s}");
@@ -481,6 +496,13 @@ fn execute(cli: Cli) -> Result<i32> {
                         );
                     }
                     outln!("  file:     {}", rule.file);
+                    let missing = crate::rules::rules_doc::missing_documentation(rule);
+                    if !missing.is_empty() {
+                        outln!(
+                            "  undocumented: no {} (see docs/guide.md, \"How to write a rule\")",
+                            missing.join(", ")
+                        );
+                    }
                     match cases::example_of(&rule.id, &set.engine, &cases) {
                         Some((path, case)) => {
                             outln!("  case:     {path} — {}", case.title);
