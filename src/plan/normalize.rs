@@ -140,7 +140,9 @@ fn numeric_bound(term: &CExpr) -> Option<(String, &str, f64)> {
         return None;
     };
     let value: f64 = text.parse().ok()?;
-    value.is_finite().then(|| (left.canonical(), op.as_str(), value))
+    value
+        .is_finite()
+        .then(|| (left.canonical(), op.as_str(), value))
 }
 
 /// Range terms on one expression that another term of the chain subsumes are dropped, as
@@ -414,16 +416,36 @@ mod tests {
 
     #[test]
     fn subsumed_range_terms_are_dropped() {
-        let and = bin("AND", bin(">", col("x"), lit("5")), bin(">", col("x"), lit("3")));
+        let and = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">", col("x"), lit("3")),
+        );
         assert_eq!(n(and), n(bin(">", col("x"), lit("5"))));
-        let or = bin("OR", bin(">", col("x"), lit("5")), bin(">=", col("x"), lit("3")));
+        let or = bin(
+            "OR",
+            bin(">", col("x"), lit("5")),
+            bin(">=", col("x"), lit("3")),
+        );
         assert_eq!(n(or), n(bin(">=", col("x"), lit("3"))));
-        let same = bin("AND", bin(">", col("x"), lit("5")), bin(">=", col("x"), lit("5")));
+        let same = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">=", col("x"), lit("5")),
+        );
         assert_eq!(n(same), n(bin(">", col("x"), lit("5"))));
         // Different directions, different expressions: both kept.
-        let range = bin("AND", bin(">", col("x"), lit("5")), bin("<", col("x"), lit("9")));
+        let range = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin("<", col("x"), lit("9")),
+        );
         assert_ne!(n(range.clone()), n(bin(">", col("x"), lit("5"))));
-        let two = bin("AND", bin(">", col("x"), lit("5")), bin(">", col("y"), lit("3")));
+        let two = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">", col("y"), lit("3")),
+        );
         assert_ne!(n(two), n(bin(">", col("x"), lit("5"))));
     }
 
