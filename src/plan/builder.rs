@@ -767,8 +767,11 @@ impl<'a> Builder<'a> {
                     self.table_factor(&item.relation)?
                 }
             };
+            // The input the output of the previous join of this chain is (join::join).
+            let mut chain = None;
             for join in &item.joins {
                 if correlate::is_correlate(&join.relation) {
+                    chain = None;
                     let span = self.span(join);
                     current = correlate::correlate(
                         self,
@@ -788,6 +791,7 @@ impl<'a> Builder<'a> {
                     &join.join_operator,
                     &join.relation,
                     join_span,
+                    &mut chain,
                 )?;
             }
             relation = Some(match relation {
@@ -800,6 +804,7 @@ impl<'a> Builder<'a> {
                     &JoinOperator::CrossJoin(JoinConstraint::None),
                     &item.relation,
                     span,
+                    &mut None,
                 )?,
             });
         }
