@@ -1097,7 +1097,19 @@ pub fn table_columns(
         ..Default::default()
     };
     // Declaring a computed column reads nothing: using it does (its expression is inlined).
-    let reads_before = conv.reads.columns.clone();
+    // (Only an inlined column reads: the copy is not made for the tables without one, as it
+    // would be once per table of the query, each the size of all the reads before.)
+    let reads_before = table
+        .def
+        .columns
+        .iter()
+        .any(|def| is_inlined(def))
+        .then(|| conv.reads.columns.clone());
+    // The first stored column of each name, looked up once per column (wide tables).
+    let mut by_name = std::collections::HashMap::new();
+    for (at, c) in stored.iter().enumerate() {
+        by_name.entry(c.name.as_str()).or_insert(at);
+    }
     let mut columns = Vec::with_capacity(table.def.columns.len());
     for def in &table.def.columns {
         match &def.kind {
@@ -1107,14 +1119,16 @@ pub fn table_columns(
                 columns.push(column(def, expr))
             }
             _ => {
-                let Some(c) = stored.iter().find(|c| c.name == def.name) else {
+                let Some(c) = by_name.get(def.name.as_str()).map(|&at| &stored[at]) else {
                     continue;
                 };
                 columns.push(c.clone());
             }
         }
     }
-    conv.reads.columns = reads_before;
+    if let Some(reads_before) = reads_before {
+        conv.reads.columns = reads_before;
+    }
     Ok(columns)
 }
 
