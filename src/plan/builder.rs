@@ -1103,7 +1103,7 @@ pub fn table_columns(
         .def
         .columns
         .iter()
-        .any(|def| is_inlined(def))
+        .any(&is_inlined)
         .then(|| conv.reads.columns.clone());
     // The first stored column of each name, looked up once per column (wide tables).
     let mut by_name = std::collections::HashMap::new();
