@@ -768,8 +768,11 @@ impl<'a> Builder<'a> {
                     self.table_factor(&item.relation)?
                 }
             };
+            // The input the output of the previous join of this chain is (join::join).
+            let mut chain = None;
             for join in &item.joins {
                 if correlate::is_correlate(&join.relation) {
+                    chain = None;
                     let span = self.span(join);
                     current = correlate::correlate(
                         self,
@@ -789,6 +792,7 @@ impl<'a> Builder<'a> {
                     &join.join_operator,
                     &join.relation,
                     join_span,
+                    &mut chain,
                 )?;
             }
             relation = Some(match relation {
@@ -801,6 +805,7 @@ impl<'a> Builder<'a> {
                     &JoinOperator::CrossJoin(JoinConstraint::None),
                     &item.relation,
                     span,
+                    &mut None,
                 )?,
             });
         }
@@ -1093,7 +1098,19 @@ pub fn table_columns(
         ..Default::default()
     };
     // Declaring a computed column reads nothing: using it does (its expression is inlined).
-    let reads_before = conv.reads.columns.clone();
+    // (Only an inlined column reads: the copy is not made for the tables without one, as it
+    // would be once per table of the query, each the size of all the reads before.)
+    let reads_before = table
+        .def
+        .columns
+        .iter()
+        .any(&is_inlined)
+        .then(|| conv.reads.columns.clone());
+    // The first stored column of each name, looked up once per column (wide tables).
+    let mut by_name = std::collections::HashMap::new();
+    for (at, c) in stored.iter().enumerate() {
+        by_name.entry(c.name.as_str()).or_insert(at);
+    }
     let mut columns = Vec::with_capacity(table.def.columns.len());
     for def in &table.def.columns {
         match &def.kind {
@@ -1103,14 +1120,16 @@ pub fn table_columns(
                 columns.push(column(def, expr))
             }
             _ => {
-                let Some(c) = stored.iter().find(|c| c.name == def.name) else {
+                let Some(c) = by_name.get(def.name.as_str()).map(|&at| &stored[at]) else {
                     continue;
                 };
                 columns.push(c.clone());
             }
         }
     }
-    conv.reads.columns = reads_before;
+    if let Some(reads_before) = reads_before {
+        conv.reads.columns = reads_before;
+    }
     Ok(columns)
 }
 

@@ -8,7 +8,7 @@
 use super::builder::{union_columns, Builder};
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
-use super::scope::{looks_like_time, Column, Relation};
+use super::scope::{looks_like_time, Relation};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
 use crate::error::Result;
@@ -16,63 +16,7 @@ use crate::source::ByteSpan;
 use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableFactor, TableVersion};
 use std::collections::BTreeSet;
 
-/// One input of a join: its columns and what identifies its values.
-#[derive(Debug, Clone)]
-pub struct Side {
-    pub columns: Vec<Column>,
-    pub open_tables: Vec<String>,
-    /// The table instances and upstream-derived values its columns are made of.
-    pub atoms: BTreeSet<String>,
-}
-
-impl Side {
-    fn of(relation: &Relation) -> Side {
-        let mut atoms = BTreeSet::new();
-        for column in &relation.columns {
-            collect_atoms(&column.expr, &mut atoms);
-        }
-        atoms.extend(relation.open_tables.iter().map(|(_, t)| t.clone()));
-        Side {
-            columns: relation.columns.clone(),
-            open_tables: relation
-                .open_tables
-                .iter()
-                .map(|(_, t)| t.clone())
-                .collect(),
-            atoms,
-        }
-    }
-
-    /// Its time attributes; for a table without DDL, the columns of `terms` whose name looks
-    /// like a time (documentation style).
-    pub fn time_columns(&self, terms: &[CExpr]) -> Vec<(String, TimeKind)> {
-        let mut times: Vec<(String, TimeKind)> = self
-            .columns
-            .iter()
-            .filter_map(|c| c.time.map(|t| (c.expr.canonical(), t)))
-            .collect();
-        let mut read = Vec::new();
-        for term in terms {
-            term.source_columns(&mut read);
-        }
-        for (table, column) in read {
-            if self.open_tables.contains(&table) {
-                let kind = if column.eq_ignore_ascii_case("proctime") {
-                    TimeKind::Proctime
-                } else if looks_like_time(&column) {
-                    TimeKind::Rowtime
-                } else {
-                    continue;
-                };
-                let canonical = CExpr::Column { table, column }.canonical();
-                if !times.iter().any(|(c, _)| *c == canonical) {
-                    times.push((canonical, kind));
-                }
-            }
-        }
-        times
-    }
-}
+pub use super::join_side::Side;
 
 /// Which inputs a term reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,11 +114,11 @@ impl PendingJoin {
         if atoms.is_empty() {
             return Reads::Neither;
         }
-        let left = atoms.iter().all(|a| self.left.atoms.contains(a));
-        let right = atoms.iter().all(|a| self.right.atoms.contains(a));
+        let left = atoms.iter().all(|a| self.left.contains_atom(a));
+        let right = atoms.iter().all(|a| self.right.contains_atom(a));
         let any_side = atoms
             .iter()
-            .all(|a| self.left.atoms.contains(a) || self.right.atoms.contains(a));
+            .all(|a| self.left.contains_atom(a) || self.right.contains_atom(a));
         match (left, right, any_side) {
             (true, _, _) => Reads::Left,
             (_, true, _) => Reads::Right,
@@ -219,6 +163,8 @@ impl PendingJoin {
 }
 
 /// A join in FROM: a window join is compared as a whole; the others wait for their SELECT.
+/// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
+/// it becomes the input this join's output is, for the next join of the chain.
 pub fn join(
     b: &mut Builder,
     left: Relation,
@@ -226,7 +172,9 @@ pub fn join(
     operator: &JoinOperator,
     factor: &TableFactor,
     span: ByteSpan,
+    chain: &mut Option<Side>,
 ) -> Result<Relation> {
+    let left_side = chain.take().unwrap_or_else(|| Side::of(&left));
     let (join_type, constraint) = match operator {
         JoinOperator::Join(c) | JoinOperator::Inner(c) => ("INNER", Some(c)),
         JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT", Some(c)),
@@ -245,8 +193,8 @@ pub fn join(
         _ => None,
     };
     let both_windows = left.window.is_some() && right.window.is_some();
-    let left_side = Side::of(&left);
     let right_side = Side::of(&right);
+    let (left_columns, left_open) = (left.columns.len(), left.open_tables.len());
     let mut input_filters = left.filters.clone();
     input_filters.extend(right.filters.iter().cloned());
     let mut joined = union_columns(left, right);
@@ -317,7 +265,7 @@ pub fn join(
         && match version_time {
             Some(time) => time == TimeKind::Proctime,
             // Not a known time attribute: a dimension table without time columns is looked up.
-            None => right_side.columns.iter().all(|c| c.time.is_none()),
+            None => right_side.untimed(),
         };
     let kind = match (version.is_some(), lookup) {
         (true, true) => OperatorKind::LookupJoin,
@@ -348,7 +296,7 @@ pub fn join(
         // What a lookup join outputs from the dimension table depends on how it looks it up:
         // the operators after it see that in their input.
         let conditions = canonical_terms(&pending.conditions).join(" AND ");
-        let right_count = pending.right.columns.len();
+        let right_count = pending.right.len();
         let start = joined.columns.len() - right_count;
         for column in &mut joined.columns[start..] {
             column.expr =
@@ -356,6 +304,15 @@ pub fn join(
             column.time = None;
         }
     }
+    let right_open: Vec<String> = joined.open_tables[left_open..]
+        .iter()
+        .map(|(_, t)| t.clone())
+        .collect();
+    *chain = Some(
+        pending
+            .left
+            .joined(&joined.columns[left_columns..], &right_open),
+    );
     b.pending_joins.push(pending);
     Ok(joined)
 }

@@ -3,7 +3,7 @@
 
 use super::builder::Builder;
 use super::expr::CExpr;
-use super::join::{PendingJoin, Reads, Side};
+use super::join::{PendingJoin, Reads};
 use super::{join_bounds, join_nulls, Operator, OperatorKind};
 use crate::source::ByteSpan;
 use serde_json::json;
@@ -100,14 +100,14 @@ pub fn finish(
         join.carried = read;
     }
     for join in pending {
-        let open = !join.left.open_tables.is_empty() || !join.right.open_tables.is_empty();
+        let open = join.left.has_open_tables() || join.right.has_open_tables();
         let span = join.condition_span;
         if join.kind == OperatorKind::Join {
             outer.push(join_nulls::PlannedJoin {
                 operator: b.operators.len(),
                 join_type: join.join_type,
-                left: join.left.atoms.clone(),
-                right: join.right.atoms.clone(),
+                left: join.left.clone(),
+                right: join.right.clone(),
             });
         }
         let op = operator(join, spans);
@@ -169,28 +169,6 @@ fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
     expr.children().into_iter().for_each(|c| subtrees(c, out));
 }
 
-fn input_fact(side: &Side, used: &BTreeSet<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for column in &side.columns {
-        let canonical = column.expr.canonical();
-        if used.contains(&canonical) && !out.contains(&canonical) {
-            out.push(canonical);
-        }
-    }
-    // Columns of tables without DDL are known only from their use.
-    for canonical in used {
-        let open = side.open_tables.iter().any(|t| {
-            canonical
-                .strip_prefix(&format!("{t}."))
-                .is_some_and(|column| !column.contains([' ', '(']))
-        });
-        if open && !out.contains(canonical) {
-            out.push(canonical.clone());
-        }
-    }
-    out
-}
-
 fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut carried = join.carried.clone();
     if let Some(version) = &join.version {
@@ -226,9 +204,9 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut op = Operator::new(kind, node, join.span);
     op.set("join_type", json!(join.join_type));
     op.set("conditions", json!(canonical_terms(&conditions)));
-    op.set("left_input", json!(input_fact(&join.left, used)));
+    op.set("left_input", json!(join.left.input_fact(used)));
     if kind != OperatorKind::LookupJoin {
-        op.set("right_input", json!(input_fact(&join.right, used)));
+        op.set("right_input", json!(join.right.input_fact(used)));
     }
     let mut filters = join.input_filters.clone();
     filters.extend(join.filters.iter().cloned());
@@ -258,11 +236,8 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         op.fact_spans.insert(fact.into(), spans.projection);
     }
     op.fact_spans.insert("join_type".into(), join.type_span);
-    for column in join.left.columns.iter().chain(&join.right.columns) {
-        op.display
-            .entry(column.expr.canonical())
-            .or_insert_with(|| column.expr.display(true));
-    }
+    // The join's items are shown qualified, as their canonical text: no display entries (a
+    // map of every input column per join would grow with the square of a chain's length).
     op
 }
 

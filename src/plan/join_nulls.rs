@@ -24,15 +24,15 @@ pub struct PlannedJoin {
     pub operator: usize,
     pub join_type: &'static str,
     /// The table instances and upstream values each input is made of.
-    pub left: BTreeSet<String>,
-    pub right: BTreeSet<String>,
+    pub left: super::join::Side,
+    pub right: super::join::Side,
 }
 
 impl PlannedJoin {
-    fn reads_only(&self, expr: &CExpr, side: &BTreeSet<String>) -> bool {
+    fn reads_only(&self, expr: &CExpr, side: &super::join::Side) -> bool {
         let mut atoms = BTreeSet::new();
         super::join::collect_atoms(expr, &mut atoms);
-        !atoms.is_empty() && atoms.iter().all(|a| side.contains(a))
+        !atoms.is_empty() && atoms.iter().all(|a| side.contains_atom(a))
     }
 
     /// Applies the WHERE `terms` of a query above the join to its operator: the join type

@@ -14,6 +14,7 @@ pub mod join;
 pub mod join_bounds;
 pub mod join_finish;
 pub mod join_nulls;
+pub mod join_side;
 pub mod match_recognize;
 pub mod normalize;
 pub mod over;
