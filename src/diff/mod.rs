@@ -356,27 +356,40 @@ fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
 }
 
 /// The warnings of the new script (mistakes Flink's planner rejects, resolved as the author
-/// evidently meant) that the old script does not have: the new script differs where the
-/// resolved plans may not show it.
+/// evidently meant) when it has more than the old one: the new script differs where the
+/// resolved plans may not show it. Counted, not matched by text, so that a rewrite spelling
+/// the same mistake otherwise (keyword case, operators) adds none; the ones the old script
+/// does not have (ignoring case) are listed, else all of them.
 fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
     use crate::notes::NoteKind;
     let warnings = |plan: &'_ Plan| -> Vec<String> {
-        plan.notes
+        let mut all: Vec<String> = plan
+            .notes
             .items
             .iter()
             .chain(&plan.catalog.notes.items)
             .filter(|n| n.kind == NoteKind::Warning)
             .map(|n| n.message.clone())
-            .collect()
+            .collect();
+        all.sort();
+        all.dedup();
+        all
     };
-    let before = warnings(old);
-    let mut added: Vec<String> = warnings(new)
-        .into_iter()
-        .filter(|w| !before.contains(w))
+    let (before, after) = (warnings(old), warnings(new));
+    if after.len() <= before.len() {
+        return Vec::new();
+    }
+    let known: Vec<String> = before.iter().map(|w| w.to_lowercase()).collect();
+    let added: Vec<String> = after
+        .iter()
+        .filter(|w| !known.contains(&w.to_lowercase()))
+        .cloned()
         .collect();
-    added.sort();
-    added.dedup();
-    added
+    if added.is_empty() {
+        after
+    } else {
+        added
+    }
 }
 
 /// Functions the new job declares and the old one did not.
