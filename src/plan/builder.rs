@@ -455,8 +455,10 @@ impl<'a> Builder<'a> {
                     .or_insert(where_span);
             }
             // The other terms of a WHERE bounding a rank run after it (a Calc above the
-            // deduplication or Top-N): a fact of the ranking, judged by its rules.
-            if !consumed.is_empty() && !where_terms.is_empty() {
+            // deduplication or Top-N): a fact of the ranking, judged by its rules. Beside a
+            // join they are the join's conditions and filters, judged by the join.
+            let single_input = select.from.len() == 1 && select.from[0].joins.is_empty();
+            if !consumed.is_empty() && !where_terms.is_empty() && single_input {
                 let mut after: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
                 after.sort();
                 for op in self.operators.iter_mut().skip(ranked_from) {
