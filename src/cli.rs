@@ -2,6 +2,7 @@
 
 use crate::cases;
 mod check_command;
+mod plan_command;
 
 use crate::check::plan_script;
 use crate::error::{Error, Result};
@@ -137,6 +138,9 @@ pub enum Command {
         /// Print the verdict only (per job, for many jobs)
         #[arg(long, short)]
         quiet: bool,
+        /// Show every finding with its snippets (fully compatible ones are one line otherwise)
+        #[arg(long, short, conflicts_with = "quiet")]
+        verbose: bool,
     },
     /// Run golden case files (directories are searched for *.yaml)
     Test {
@@ -314,6 +318,7 @@ fn execute(cli: Cli) -> Result<i32> {
             output_file,
             color,
             quiet,
+            verbose,
         } => {
             let args = CheckArgs {
                 paths,
@@ -328,6 +333,7 @@ fn execute(cli: Cli) -> Result<i32> {
                 stdin_filename,
                 color,
                 quiet,
+                verbose,
                 to_file: output_file.is_some(),
             };
             let rendered = check_command::execute(&args)?;
@@ -496,44 +502,13 @@ fn execute(cli: Cli) -> Result<i32> {
         }
         Command::Plan { file, format, set } => {
             let plan = plan_script(source(&file)?, &set)?;
-            let queries: Vec<serde_json::Value> = plan
-                .queries
-                .iter()
-                .map(|q| {
-                    serde_json::json!({
-                        "name": q.name,
-                        "sink": q.sink,
-                        "sources": q.sources,
-                        "operators": q.operators.iter().map(|o| serde_json::json!({"kind": o.kind.name(), "flink_node": o.flink_node, "facts": o.facts})).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            let notes: Vec<&str> = plan
-                .notes
-                .items
-                .iter()
-                .map(|n| n.message.as_str())
-                .collect();
-            let value = serde_json::json!({"queries": queries, "notes": notes});
+            let value = plan_command::facts(&plan);
             match format {
                 PlanFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 ),
-                PlanFormat::Human => {
-                    for q in &plan.queries {
-                        outln!("query {} (sources: {})", q.name, q.sources.join(", "));
-                        for o in &q.operators {
-                            outln!("  {} [{}]", o.kind.name(), o.flink_node);
-                            for (k, v) in &o.facts {
-                                outln!("    {k}: {v}");
-                            }
-                        }
-                    }
-                    for n in &plan.notes.items {
-                        outln!("note: {}", n.message);
-                    }
-                }
+                PlanFormat::Human => outln!("{}", plan_command::text(&value).trim_end()),
             }
             Ok(0)
         }

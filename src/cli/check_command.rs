@@ -36,6 +36,8 @@ pub struct CheckArgs {
     pub stdin_filename: Option<String>,
     pub color: Color,
     pub quiet: bool,
+    /// Every finding with its snippets in the human report.
+    pub verbose: bool,
     pub to_file: bool,
 }
 
@@ -82,6 +84,7 @@ fn style(args: &CheckArgs) -> human::Style {
     human::Style {
         colour,
         width: human::Style::detect_width(),
+        verbose: args.verbose,
     }
 }
 
