@@ -1,6 +1,7 @@
 //! What the tool says about mistakes and names: misspelt verdicts and rule ids in case files,
 //! `rules show` with a misspelt id, diagnostics free of Rust module paths, query titles, one
-//! warning for one mistyped `--set` key.
+//! warning for one mistyped `--set` key, an option finding pointing at the option, a mistyped
+//! statement keyword as a located error.
 
 #[allow(dead_code)]
 mod support;
@@ -113,4 +114,71 @@ fn a_mistyped_set_key_is_warned_about_once() {
     let text = format!("{out}{err}");
     assert_eq!(text.matches("table.exec.state.tl'").count(), 1, "{text}");
     assert!(text.contains("both scripts"), "{text}");
+}
+
+/// Every finding object in a JSON report, wherever it sits (queries, operators, sources).
+fn findings_in(value: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if map.contains_key("rule") && map.contains_key("verdict") {
+                out.push(value.clone());
+            }
+            map.values().for_each(|v| findings_in(v, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| findings_in(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn an_option_finding_points_at_the_option_in_both_scripts() {
+    let script = |topic: &str| {
+        format!(
+            "CREATE TABLE orders (id BIGINT, amount DOUBLE) WITH (\n  'connector' = 'kafka',\n  'topic' = '{topic}',\n  'format' = 'json');\nCREATE TABLE totals (id BIGINT, total DOUBLE) WITH ('connector' = 'jdbc');\nINSERT INTO totals SELECT id, SUM(amount) FROM orders GROUP BY id;\n"
+        )
+    };
+    let old = temp_file("option-old.sql", &script("orders"));
+    let new = temp_file("option-new.sql", &script("payments"));
+    let (_, out, err) = run(&[
+        "check",
+        old.to_str().expect("utf-8"),
+        new.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&out).expect(&err);
+    let mut findings = Vec::new();
+    findings_in(&report, &mut findings);
+    let option = findings
+        .iter()
+        .find(|f| f["rule"] == "source-option-identity-changed")
+        .unwrap_or_else(|| panic!("no option finding in {out}"));
+    assert_eq!(option["old"]["text"], "'topic' = 'orders'", "{option}");
+    assert_eq!(option["new"]["text"], "'topic' = 'payments'", "{option}");
+    assert_eq!(option["old"]["line"], 3, "{option}");
+}
+
+#[test]
+fn a_mistyped_statement_keyword_is_a_located_error_not_a_dropped_query() {
+    let old = temp_file(
+        "typo-old.sql",
+        "CREATE TABLE s (a INT) WITH ('connector' = 'datagen');\nCREATE TABLE k (a INT) WITH ('connector' = 'blackhole');\ninsert into k select a from s;\n",
+    );
+    let new = temp_file(
+        "typo-new.sql",
+        "CREATE TABLE s (a INT) WITH ('connector' = 'datagen');\nCREATE TABLE k (a INT) WITH ('connector' = 'blackhole');\ninset into k select a from s;\n",
+    );
+    let (code, out, err) = run(&[
+        "check",
+        old.to_str().expect("utf-8"),
+        new.to_str().expect("utf-8"),
+    ]);
+    let text = format!("{out}{err}");
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("`INSET` does not start a Flink SQL statement"),
+        "{text}"
+    );
+    assert!(text.contains("typo-new.sql:3:1"), "{text}");
+    assert!(text.contains("did you mean `INSERT`?"), "{text}");
 }

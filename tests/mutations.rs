@@ -1,7 +1,8 @@
 //! Never silent: from every case script, single-token mutations (an identifier, a literal, an
 //! option key or value, ASC/DESC, a join type, a function name, a statement keyword) are checked
 //! against the original, in process. None may be fully compatible without a finding: a
-//! difference either ends in a finding, or the mutated script is a located error.
+//! difference either ends in a finding, or the mutated script is a located error (the only
+//! exceptions, listed with why, leave Flink's optimized plan identical).
 
 use flink_compat::cases;
 use flink_compat::check::{compare, plan_script};
@@ -15,13 +16,19 @@ use std::collections::BTreeMap;
 /// Mutations per script at most, spread over its tokens: thousands in all, in CI time.
 const PER_SCRIPT: usize = 8;
 
-/// Silent mutants known today (the goal is none): a ratchet, so that no change makes more of
-/// them. They are references Flink's planner would reject but the tool resolves leniently, as
-/// the seeds need (an outer query reading a column its subquery no longer selects, a column
-/// qualified by a table alias that no longer exists), and, since rankings in views and CTEs
-/// are planned where their rank is bounded, a condition written beside the rank filter (it runs
-/// after the rank and changes no state, but no rule reports it yet); lower it as they get fixed.
-const KNOWN_SILENT: usize = 42;
+/// Mutants allowed to be fully compatible with no finding, each with why: the mutation leaves
+/// Flink's optimized plan identical (checked with PyFlink) and the project's own invariants call
+/// the change no difference at all (`tests/metamorphic.rs`: renaming aliases changes no finding).
+/// Every other difference must end in a finding: a condition beside a rank filter is a fact of
+/// the ranking (`filters_after`), a mistake read as the author meant (a column its subquery no
+/// longer selects, a table alias that no longer exists) is a warning the old script does not
+/// have (`query-new-script-mistake`), and a view no query reads is an unused declaration
+/// (`query-unused-table-changed`). The list must match exactly: a stale entry fails too.
+const SAME_PLAN: [(&str, &str, &str); 1] = [(
+    "cases/group_aggregate/unnest-comma-aliases-renamed.yaml",
+    "`t` -> `tx`",
+    "the alias of UNNEST(tags) AS t(tag) is read nowhere: Flink 2.3's optimized plan is identical",
+)];
 
 /// The replacement of one token, if it is a token the test mutates.
 fn mutate(token: &Token) -> Option<String> {
@@ -98,6 +105,7 @@ fn no_single_token_mutation_is_silently_compatible() {
     let mut rules_by_engine: BTreeMap<String, RuleSet> = BTreeMap::new();
     let mut tried = 0;
     let mut silent = Vec::new();
+    let mut allowed: Vec<(String, String)> = Vec::new();
     for path in cases::collect(&["cases".into()]).expect("cases/ is readable") {
         let text = std::fs::read_to_string(&path).expect("readable");
         let case = cases::load(&SourceFile::new(path.display().to_string(), text)).expect("a case");
@@ -118,25 +126,32 @@ fn no_single_token_mutation_is_silently_compatible() {
                 };
                 let report = compare(&original, &plan, rules);
                 if report.verdict == Verdict::FullyCompatible && report.findings().count() == 0 {
-                    silent.push(format!("{}: {change}\n{mutated}", path.display()));
+                    let file = path.display().to_string();
+                    if SAME_PLAN.iter().any(|(f, c, _)| *f == file && *c == change) {
+                        allowed.push((file, change));
+                    } else {
+                        silent.push(format!("{file}: {change}\n{mutated}"));
+                    }
                 }
             }
         }
     }
     println!(
-        "{tried} single-token mutations tried, {} silent",
-        silent.len()
+        "{tried} single-token mutations tried, {} silent, {} silent with an identical plan",
+        silent.len(),
+        allowed.len()
     );
     assert!(tried >= 2000, "only {tried} mutations");
     assert!(
-        silent.len() <= KNOWN_SILENT,
-        "{} of {tried} mutations are fully compatible with no finding (known: {KNOWN_SILENT}); the first ones:\n{}",
+        silent.is_empty(),
+        "{} of {tried} mutations are fully compatible with no finding:\n{}",
         silent.len(),
-        silent
-            .iter()
-            .take(40)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n---\n")
+        silent.join("\n---\n")
     );
+    for (file, change, why) in SAME_PLAN {
+        assert!(
+            allowed.iter().any(|(f, c)| f == file && c == change),
+            "{file}: {change} is no longer silent; remove it from SAME_PLAN ({why})"
+        );
+    }
 }

@@ -381,23 +381,36 @@ fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<
     {
         def.partitioned_by = base.partitioned_by.clone();
     }
-    let own_options = std::mem::take(&mut def.options);
+    // Each option with where it is written (an inherited one where the base writes it).
+    let written = |d: &TableDef| -> Vec<((String, String), Option<ByteSpan>)> {
+        d.options
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, o)| (o, d.option_spans.get(i).copied()))
+            .collect()
+    };
+    let own_options = written(&def);
     let mut options = match strategy(LikeFeature::Options) {
         LikeStrategy::Excluding => Vec::new(),
-        _ => base.options.clone(),
+        _ => written(base),
     };
     let including = strategy(LikeFeature::Options) == LikeStrategy::Including;
-    for (key, value) in own_options {
-        if including && options.iter().any(|(k, _)| *k == key) {
+    for ((key, value), span) in own_options {
+        if including && options.iter().any(|((k, _), _)| *k == key) {
             return Err(located(format!(
                 "option '{key}' is set here and in the LIKE base `{}`: Flink rejects it under INCLUDING OPTIONS (OVERWRITING OPTIONS is the default)",
                 like.last()
             )));
         }
-        options.retain(|(k, _)| *k != key);
-        options.push((key, value));
+        options.retain(|((k, _), _)| *k != key);
+        options.push(((key, value), span));
     }
-    def.options = options;
+    def.option_spans = options.iter().filter_map(|(_, s)| *s).collect();
+    if def.option_spans.len() != options.len() {
+        def.option_spans.clear();
+    }
+    def.options = options.into_iter().map(|(o, _)| o).collect();
     Ok((def, open))
 }
 

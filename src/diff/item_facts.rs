@@ -69,7 +69,13 @@ pub fn option_items(
         .filter(|k| k.as_str() != "connector" && old_options.get(*k) != new_options.get(*k))
         .map(|key| {
             let role = connectors.role(&connector_name, key);
-            let span = |op: &Operator| -> Option<ByteSpan> { Some(op.span) };
+            // The option `'key' = 'value'` where it is written, else the whole declaration.
+            let span = |op: &Operator, value: Option<&Value>| -> Option<ByteSpan> {
+                let written = value
+                    .and_then(Value::as_str)
+                    .and_then(|v| op.item_spans.get(&format!("{key}={v}")));
+                Some(written.copied().unwrap_or(op.span))
+            };
             Item {
                 facts: json!({
                     "table": table,
@@ -83,8 +89,8 @@ pub fn option_items(
                     "feeds_state": feeds_state,
                     "config": config_facts,
                 }),
-                old_span: span(old),
-                new_span: span(new),
+                old_span: span(old, old_options.get(key)),
+                new_span: span(new, new_options.get(key)),
                 label: format!(
                     "option '{key}' of table {}",
                     table.as_str().unwrap_or_default()

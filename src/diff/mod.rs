@@ -247,6 +247,7 @@ fn config_facts(old: &Plan, new: &Plan) -> Value {
         "changed_functions": changed_functions(old, new),
         "added_functions": added_functions(old, new),
         "unused_tables_changed": unused_tables_changed(old, new),
+        "warnings_added": warnings_added(old, new),
     })
 }
 
@@ -321,7 +322,75 @@ fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
                 != new.catalog.tables.get(*name).map(table_signature)
         })
         .cloned()
+        .chain(unused_views_changed(old, new))
         .collect()
+}
+
+/// Views no query of either job reads that were added, removed or defined otherwise.
+fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    let used = |name: &str| {
+        [old, new].iter().any(|plan| {
+            plan.queries
+                .iter()
+                .any(|q| q.views.iter().any(|v| v == name))
+        })
+    };
+    let definition = |plan: &Plan, name: &str| {
+        plan.catalog
+            .views
+            .get(name)
+            .map(|v| crate::sql::canonical_text(plan.file.slice(v.span)))
+    };
+    let mut names: Vec<&String> = old
+        .catalog
+        .views
+        .keys()
+        .chain(new.catalog.views.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| !used(name) && definition(old, name) != definition(new, name))
+        .cloned()
+        .collect()
+}
+
+/// The warnings of the new script (mistakes Flink's planner rejects, resolved as the author
+/// evidently meant) when it has more than the old one: the new script differs where the
+/// resolved plans may not show it. Counted, not matched by text, so that a rewrite spelling
+/// the same mistake otherwise (keyword case, operators) adds none; the ones the old script
+/// does not have (ignoring case) are listed, else all of them.
+fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::notes::NoteKind;
+    let warnings = |plan: &'_ Plan| -> Vec<String> {
+        let mut all: Vec<String> = plan
+            .notes
+            .items
+            .iter()
+            .chain(&plan.catalog.notes.items)
+            .filter(|n| n.kind == NoteKind::Warning)
+            .map(|n| n.message.clone())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    let (before, after) = (warnings(old), warnings(new));
+    if after.len() <= before.len() {
+        return Vec::new();
+    }
+    let known: Vec<String> = before.iter().map(|w| w.to_lowercase()).collect();
+    let added: Vec<String> = after
+        .iter()
+        .filter(|w| !known.contains(&w.to_lowercase()))
+        .cloned()
+        .collect();
+    if added.is_empty() {
+        after
+    } else {
+        added
+    }
 }
 
 /// Functions the new job declares and the old one did not.

@@ -21,6 +21,11 @@ pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> 
         ("rank_start", Number, "the first rank kept (1 for `rk <= N`)"),
         ("rank_end", Number, "the last rank kept: N"),
         (
+            "filters_after",
+            strings(),
+            "the other terms of the WHERE bounding the rank, canonical, sorted: they run after the ranking",
+        ),
+        (
             "rank_output",
             Bool,
             "whether the enclosing query selects the rank number",

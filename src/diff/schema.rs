@@ -169,6 +169,11 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 strings(),
                 "filter terms applied upstream of the operator, canonical",
             ),
+            (
+                "filters_after",
+                strings(),
+                "the other terms of the WHERE bounding the rank (`rk = 1 AND x > 0`), canonical, sorted: they run after the deduplication",
+            ),
         ],
         OperatorKind::Source => vec![
             ("name", String, "the table's name as the query reads it"),
@@ -280,7 +285,12 @@ pub fn config_facts() -> Vec<(&'static str, FactType, &'static str)> {
         (
             "unused_tables_changed",
             FactType::List(Box::new(FactType::String)),
-            "tables no query of either job reads or writes that were added, removed or declared otherwise",
+            "tables no query of either job reads or writes, and views no query reads, that were added, removed or declared otherwise",
+        ),
+        (
+            "warnings_added",
+            FactType::List(Box::new(FactType::String)),
+            "warnings of the new script the old one does not have: mistakes Flink's planner rejects (a column its subquery does not select, an unknown table alias), resolved as the author evidently meant",
         ),
         (
             "added_functions",

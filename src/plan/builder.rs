@@ -101,6 +101,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             sink_options: sink_table.map(source_table::sink_options),
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
+            views: builder.views,
             output,
             output_names,
             insert_columns: statement.columns.clone(),
@@ -150,6 +151,8 @@ pub struct Builder<'a> {
     pub filter_spans: BTreeMap<String, ByteSpan>,
     /// Optimizer hints of the query and of the views it reads.
     pub hints: Vec<String>,
+    /// The views the query reads (their identities), also through other views.
+    pub views: Vec<String>,
     /// How many times each table was read so far in this query.
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
@@ -180,6 +183,7 @@ impl<'a> Builder<'a> {
             reads: Reads::default(),
             filter_spans: BTreeMap::new(),
             hints: Vec::new(),
+            views: Vec::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             opaque_joins: Vec::new(),
@@ -425,6 +429,7 @@ impl<'a> Builder<'a> {
             }
         }
         let mut unfiltered = Vec::new();
+        let ranked_from = self.operators.len();
         for (pending, filter) in ranks {
             if filter.range.is_some() {
                 rank::build(self, select, &input, pending, &filter, &rest)?;
@@ -449,6 +454,23 @@ impl<'a> Builder<'a> {
                 self.filter_spans
                     .entry(term.canonical())
                     .or_insert(where_span);
+            }
+            // The other terms of a WHERE bounding a rank run after it (a Calc above the
+            // deduplication or Top-N): a fact of the ranking, judged by its rules. Beside a
+            // join they are the join's conditions and filters, judged by the join.
+            let single_input = select.from.len() == 1 && select.from[0].joins.is_empty();
+            if !consumed.is_empty() && !where_terms.is_empty() && single_input {
+                let mut after: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
+                after.sort();
+                for op in self.operators.iter_mut().skip(ranked_from) {
+                    if matches!(
+                        op.kind,
+                        OperatorKind::Deduplicate | OperatorKind::TopN | OperatorKind::WindowTopN
+                    ) {
+                        op.set("filters_after", json!(after));
+                        op.fact_spans.insert("filters_after".into(), where_span);
+                    }
+                }
             }
             input
                 .filters
@@ -937,6 +959,9 @@ impl<'a> Builder<'a> {
             }
             self.view_depth += 1;
             self.hints.extend(view.hints.iter().cloned());
+            if !self.views.iter().any(|v| v == name) {
+                self.views.push(name.to_string());
+            }
             let saved = std::mem::take(&mut self.ctes);
             let saved_path = std::mem::replace(&mut self.path, view.path.clone());
             let relation = self.query(&view.def.query);

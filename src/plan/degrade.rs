@@ -71,6 +71,12 @@ pub fn opaque_query(
         sink_columns: sink_table.map(source_table::columns_text),
         output: vec![canonical_text(&query_text)],
         hints: statement.hints.clone(),
+        views: lineage
+            .definitions
+            .keys()
+            .filter_map(|k| k.strip_prefix("view "))
+            .map(str::to_string)
+            .collect(),
         output_names: Vec::new(),
         insert_columns: statement.columns.clone(),
     }

@@ -207,6 +207,8 @@ pub struct QueryPlan {
     pub insert_columns: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.
     pub hints: Vec<String>,
+    /// The views the query reads (their identities), also through other views.
+    pub views: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -79,6 +79,9 @@ fn declared(
         .collect();
     options.sort();
     op.set("options", json!(options));
+    for ((key, value), span) in def.options.iter().zip(&def.option_spans) {
+        op.item_spans.insert(format!("{key}={value}"), *span);
+    }
     let by_key: serde_json::Map<String, Value> = def
         .options
         .iter()

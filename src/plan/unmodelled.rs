@@ -46,6 +46,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 output_names: Vec::new(),
                 insert_columns: Vec::new(),
                 hints: Vec::new(),
+                views: Vec::new(),
             })
         })
         .collect()

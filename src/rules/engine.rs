@@ -436,6 +436,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             "config.changed_functions",
             "config.added_functions",
             "config.unused_tables_changed",
+            "config.warnings_added",
         ]
         .iter()
         .any(|path| {

@@ -8,7 +8,7 @@ use super::statement::{
     ColumnDef, ColumnKind, LikeFeature, LikeOption, LikeStrategy, TableDef, WatermarkDef,
 };
 use crate::error::Result;
-use crate::source::SourceFile;
+use crate::source::{ByteSpan, SourceFile};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -39,6 +39,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         primary_key: None,
         partitioned_by: Vec::new(),
         options: Vec::new(),
+        option_spans: Vec::new(),
         like: None,
         like_options: Vec::new(),
         query: None,
@@ -63,7 +64,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         } else if word_is(parser, 0, "DISTRIBUTED") {
             skip_until_with(parser);
         } else if parser.parse_keyword(Keyword::WITH) {
-            def.options = options(parser)?;
+            (def.options, def.option_spans) = options(file, parser)?;
         } else if parser.parse_keyword(Keyword::LIKE) {
             def.like = Some(name_of(file, &parser.parse_object_name(false)?));
             if parser.consume_token(&Token::LParen) {
@@ -241,23 +242,29 @@ fn identifier_list(parser: &mut Parser) -> Result<Vec<String>, ParserError> {
     Ok(names)
 }
 
-fn options(parser: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
+/// The WITH options in order, and where each `'key' = 'value'` is written.
+type Options = (Vec<(String, String)>, Vec<ByteSpan>);
+
+fn options(file: &SourceFile, parser: &mut Parser) -> Result<Options, ParserError> {
     parser.expect_token(&Token::LParen)?;
-    let mut out = Vec::new();
+    let (mut out, mut spans) = (Vec::new(), Vec::new());
     if parser.consume_token(&Token::RParen) {
-        return Ok(out);
+        return Ok((out, spans));
     }
     loop {
+        let start = parser.peek_token().span;
         let key = parser.parse_literal_string()?;
         parser.expect_token(&Token::Eq)?;
+        let end = parser.peek_token().span;
         let value = parser.parse_literal_string()?;
         out.push((key, value));
+        spans.push(file.span_of(start.union(&end)));
         if !parser.consume_token(&Token::Comma) {
             break;
         }
     }
     parser.expect_token(&Token::RParen)?;
-    Ok(out)
+    Ok((out, spans))
 }
 
 /// `(INCLUDING ALL EXCLUDING OPTIONS ...)` after `LIKE base`, the `(` consumed.

@@ -61,6 +61,9 @@ pub struct TableDef {
     pub primary_key: Option<Vec<String>>,
     pub partitioned_by: Vec<String>,
     pub options: Vec<(String, String)>,
+    /// Where each option of `options` is written (`'key' = 'value'`), in the same order (an
+    /// option inherited through LIKE where its base writes it); empty when unknown.
+    pub option_spans: Vec<ByteSpan>,
     pub like: Option<Name>,
     /// The LIKE clause's options in order (`INCLUDING ALL`, `EXCLUDING OPTIONS`, ...).
     pub like_options: Vec<LikeOption>,
