@@ -335,12 +335,7 @@ fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
                 .any(|q| q.views.iter().any(|v| v == name))
         })
     };
-    let definition = |plan: &Plan, name: &str| {
-        plan.catalog
-            .views
-            .get(name)
-            .map(|v| crate::sql::canonical_text(plan.file.slice(v.span)))
-    };
+    let definition = |plan: &Plan, name: &str| view_lineage(plan, name);
     let mut names: Vec<&String> = old
         .catalog
         .views
@@ -354,6 +349,36 @@ fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
         .filter(|name| !used(name) && definition(old, name) != definition(new, name))
         .cloned()
         .collect()
+}
+
+/// What a view is as the tool plans it: its output's lineage and the operators it would plan,
+/// so that a view spelled otherwise (a predicate turned around, names qualified) is the same
+/// view. A view the tool cannot plan on its own is its canonical text.
+fn view_lineage(plan: &Plan, name: &str) -> Option<String> {
+    let view = plan.catalog.views.get(name)?;
+    let mut notes = crate::notes::Notes::default();
+    let mut builder = crate::plan::builder::Builder::new(&plan.catalog, &plan.file, &mut notes);
+    builder.path = view.path.clone();
+    let planned = builder
+        .query(&view.def.query)
+        .and_then(|relation| builder.finish_rank(relation, view.span));
+    Some(match planned {
+        Ok(relation) => {
+            let operators: Vec<String> = builder
+                .operators
+                .iter()
+                .map(|op| {
+                    format!(
+                        "{:?} {}",
+                        op.kind,
+                        serde_json::Value::Object(op.facts.clone())
+                    )
+                })
+                .collect();
+            format!("{} {}", relation.lineage(), operators.join("; "))
+        }
+        Err(_) => crate::sql::canonical_text(plan.file.slice(view.span)),
+    })
 }
 
 /// The warnings of the new script (mistakes Flink's planner rejects, resolved as the author
