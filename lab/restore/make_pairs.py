@@ -719,9 +719,9 @@ pairs += [
 # aggregate replaced by one of the same accumulator type beside two kept ones.
 pairs += [
     ss("ss-inserts-reordered", "Statement set: the two INSERTs swapped (generated ids)", [Q_A, Q_E], [Q_E, Q_A],
-       rule="table: statement set INSERTs reordered"),
+       rule="query-order-changed"),
     ss("ss-always-inserts-reordered", "Statement set, ALWAYS uids: the two INSERTs swapped", [Q_A, Q_E], [Q_E, Q_A],
-       sets=ALWAYS, rule="table: statement set INSERTs reordered (ALWAYS)"),
+       sets=ALWAYS, rule="query-order-changed"),
     ga("ga-aggregate-replaced-same-type", "COUNT(*), SUM(b), MAX(b) becomes COUNT(*), SUM(b), MIN(b)",
        "a INT, cnt BIGINT, total INT, mn INT", "SELECT a, COUNT(*), SUM(b), MIN(b) FROM MyTable GROUP BY a",
        dict(CHANGELOG, same={1: 1, 2: 2}), old_sink="a INT, cnt BIGINT, total INT, mx INT",

@@ -381,6 +381,11 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
                 strings(),
                 "those of topology_changed_elsewhere translated before this query (earlier in the old or the new script)",
             ),
+            (
+                "moved_among_queries",
+                FactType::Bool,
+                "the query's place among the queries both jobs have changed: the INSERTs were reordered",
+            ),
         ],
         "source" => vec![
             (
