@@ -151,14 +151,21 @@ fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryR
 
 fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteReport>) {
     for note in &notes.items {
-        // A note about the command line (no place in either script) is said once, for both.
+        // A note about the command line (no place in either script) is said once, for both;
+        // so is the same note about a statement both scripts have (`ADD JAR ...`), shown
+        // where the new script has it.
         if let Some(same) = out.iter_mut().find(|n| {
-            note.span.is_none()
-                && n.location.is_none()
-                && n.kind == note.kind
+            n.kind == note.kind
                 && n.message == note.message
+                && match note.span {
+                    None => n.location.is_none(),
+                    Some(_) => n.location.is_some() && n.side != side,
+                }
         }) {
             same.side = "both";
+            if let Some(location) = note.span.and_then(|s| engine::location(&plan.file, s)) {
+                same.location = Some(location);
+            }
             continue;
         }
         out.push(NoteReport {

@@ -2,11 +2,12 @@
 
 use crate::cases;
 mod check_command;
+mod plan_command;
 
 use crate::check::plan_script;
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{concise, github, gitlab, json, junit, sarif};
+use crate::report::{concise, github, gitlab, html, json, junit, sarif};
 use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
@@ -57,6 +58,8 @@ pub enum Format {
     Junit,
     /// GitLab Code Quality: a JSON array of issues
     Gitlab,
+    /// One self-contained HTML page: the verdict, the operator graphs, the SQL side by side
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -137,6 +140,9 @@ pub enum Command {
         /// Print the verdict only (per job, for many jobs)
         #[arg(long, short)]
         quiet: bool,
+        /// Show every finding with its snippets (fully compatible ones are one line otherwise)
+        #[arg(long, short, conflicts_with = "quiet")]
+        verbose: bool,
     },
     /// Run golden case files (directories are searched for *.yaml)
     Test {
@@ -189,6 +195,8 @@ pub enum RulesAction {
     },
     /// The engine profiles and what each means
     Profiles,
+    /// Every built-in rule documented: description, why, reference, example (Markdown; docs/rules.md)
+    Docs,
 }
 
 fn indented(text: &str) -> String {
@@ -256,6 +264,7 @@ pub fn render_error(format: Format, error: &Error) -> String {
         Format::Concise => concise::render_error(error),
         Format::Junit => junit::render_error(error),
         Format::Gitlab => format!("{}\n", gitlab::render_error(error)),
+        Format::Html => html::render_error(error),
         Format::Human => String::new(),
     }
 }
@@ -314,6 +323,7 @@ fn execute(cli: Cli) -> Result<i32> {
             output_file,
             color,
             quiet,
+            verbose,
         } => {
             let args = CheckArgs {
                 paths,
@@ -328,6 +338,7 @@ fn execute(cli: Cli) -> Result<i32> {
                 stdin_filename,
                 color,
                 quiet,
+                verbose,
                 to_file: output_file.is_some(),
             };
             let rendered = check_command::execute(&args)?;
@@ -427,6 +438,9 @@ fn execute(cli: Cli) -> Result<i32> {
                         outln!("{}{extends}: {}", profile.name, profile.description);
                     }
                 }
+                RulesAction::Docs => {
+                    out!("{}", crate::rules::rules_doc::reference()?);
+                }
                 RulesAction::Facts { operator } => {
                     out!(
                         "{}",
@@ -445,9 +459,19 @@ fn execute(cli: Cli) -> Result<i32> {
                             "no rule with id `{id}` (see `flink-compat rules list`){hint}"
                         ))
                     })?;
-                    outln!("{}\n  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.id, rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
+                    outln!("{}", rule.id);
+                    if let Some(d) = &rule.description {
+                        outln!("  {d}");
+                    }
+                    if !rule.aliases.is_empty() {
+                        outln!("  also named: {}", rule.aliases.join(", "));
+                    }
+                    outln!("  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
                         outln!("  rationale: {r}");
+                    }
+                    if let Some(r) = &rule.reference {
+                        outln!("  reference: {r}");
                     }
                     if let Some(s) = &rule.source {
                         outln!("  source:   {s}");
@@ -472,6 +496,13 @@ fn execute(cli: Cli) -> Result<i32> {
                         );
                     }
                     outln!("  file:     {}", rule.file);
+                    let missing = crate::rules::rules_doc::missing_documentation(rule);
+                    if !missing.is_empty() {
+                        outln!(
+                            "  undocumented: no {} (see docs/guide.md, \"How to write a rule\")",
+                            missing.join(", ")
+                        );
+                    }
                     match cases::example_of(&rule.id, &set.engine, &cases) {
                         Some((path, case)) => {
                             outln!("  case:     {path} — {}", case.title);
@@ -496,44 +527,13 @@ fn execute(cli: Cli) -> Result<i32> {
         }
         Command::Plan { file, format, set } => {
             let plan = plan_script(source(&file)?, &set)?;
-            let queries: Vec<serde_json::Value> = plan
-                .queries
-                .iter()
-                .map(|q| {
-                    serde_json::json!({
-                        "name": q.name,
-                        "sink": q.sink,
-                        "sources": q.sources,
-                        "operators": q.operators.iter().map(|o| serde_json::json!({"kind": o.kind.name(), "flink_node": o.flink_node, "facts": o.facts})).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            let notes: Vec<&str> = plan
-                .notes
-                .items
-                .iter()
-                .map(|n| n.message.as_str())
-                .collect();
-            let value = serde_json::json!({"queries": queries, "notes": notes});
+            let value = plan_command::facts(&plan);
             match format {
                 PlanFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&value).unwrap_or_default()
                 ),
-                PlanFormat::Human => {
-                    for q in &plan.queries {
-                        outln!("query {} (sources: {})", q.name, q.sources.join(", "));
-                        for o in &q.operators {
-                            outln!("  {} [{}]", o.kind.name(), o.flink_node);
-                            for (k, v) in &o.facts {
-                                outln!("    {k}: {v}");
-                            }
-                        }
-                    }
-                    for n in &plan.notes.items {
-                        outln!("note: {}", n.message);
-                    }
-                }
+                PlanFormat::Human => outln!("{}", plan_command::text(&value).trim_end()),
             }
             Ok(0)
         }

@@ -827,6 +827,21 @@ fn moving_a_query_never_changes_a_verdict() {
 }
 
 #[test]
+fn moving_a_ranking_never_changes_a_verdict() {
+    for (name, into) in [
+        ("ranking in a CTE", spelling::Moved::Cte),
+        ("ranking in a view", spelling::Moved::View),
+    ] {
+        rewrite_keeps_outcomes(name, |old, new| {
+            (
+                spelling::move_ranking(old, into),
+                spelling::move_ranking(new, into),
+            )
+        });
+    }
+}
+
+#[test]
 fn reordering_ddl_columns_never_changes_a_verdict() {
     // A table no query reads is compared by its declaration: the reorder is a (harmless) finding.
     rewrite_keeps_outcomes_reporting(

@@ -264,13 +264,34 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Use { name, .. } => catalog.path.use_database(&name.parts),
         StatementKind::Other { words } => {
             catalog.notes.warn(
-                format!("statement `{words} ...` is not modelled and was ignored"),
+                format!(
+                    "statement `{}` is not modelled and was ignored",
+                    as_written(file.slice(statement.span))
+                ),
                 Some(statement.span),
             );
             catalog.ignored.push((words, statement.span));
         }
     }
     Ok(())
+}
+
+/// A statement quoted as written, on one line, without its `;`, cut after 60 characters.
+fn as_written(text: &str) -> String {
+    const LONGEST: usize = 60;
+    let words: Vec<&str> = text
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .collect();
+    let line = words.join(" ");
+    if line.chars().count() <= LONGEST {
+        return line;
+    }
+    let mut cut: String = line.chars().take(LONGEST).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push_str(" …");
+    cut
 }
 
 /// `CREATE TABLE t (...) WITH (...) LIKE base (options)`, merged as Flink documents it: the

@@ -7,7 +7,7 @@ use crate::batch::{git, pairs, Job, JobFilter, JobStatus};
 use crate::config_file::{self, Config};
 use crate::error::{Error, Result};
 use crate::input::read_text;
-use crate::report::{batch, concise, github, gitlab, human, json, junit, sarif};
+use crate::report::{batch, concise, github, gitlab, html, human, json, junit, sarif};
 use crate::source::SourceFile;
 use clap::ValueEnum;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,8 @@ pub struct CheckArgs {
     pub stdin_filename: Option<String>,
     pub color: Color,
     pub quiet: bool,
+    /// Every finding with its snippets in the human report.
+    pub verbose: bool,
     pub to_file: bool,
 }
 
@@ -82,6 +84,7 @@ fn style(args: &CheckArgs) -> human::Style {
     human::Style {
         colour,
         width: human::Style::detect_width(),
+        verbose: args.verbose,
     }
 }
 
@@ -195,6 +198,7 @@ fn render_single(
         Format::Json => format!("{}\n", json::render(report)),
         Format::Sarif => format!("{}\n", sarif::render(report, rules)),
         Format::Github => github::render(report),
+        Format::Html => html::render(report, &files),
         Format::Human if args.quiet => {
             let verdict = report.effective_verdict.unwrap_or(report.verdict);
             format!(
@@ -222,6 +226,7 @@ fn render_batch(
         Format::Concise => concise::render(batch),
         Format::Junit => junit::render(batch, threshold),
         Format::Gitlab => format!("{}\n", gitlab::render(batch)),
+        Format::Html => html::render_batch(batch),
         Format::Human if args.quiet => batch::summary(batch, style(args)),
         Format::Human => batch::human(batch, style(args)),
     };

@@ -7,6 +7,7 @@ pub mod other_facts;
 pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
+pub mod script_facts;
 pub mod topology;
 pub mod union_lineage;
 

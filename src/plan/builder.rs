@@ -443,6 +443,7 @@ impl<'a> Builder<'a> {
             }
             // `WHERE 1 = 1` filters nothing.
             where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
+            super::normalize::simplify_filter_terms(&mut where_terms);
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans

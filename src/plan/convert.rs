@@ -671,7 +671,15 @@ impl<'a> Converter<'a> {
         if builtin_aggregate {
             self.aggregates = saved;
         }
-        let (args, distinct) = converted?;
+        let (mut args, distinct) = converted?;
+        // Flink plans COUNT of a constant that is not NULL (`COUNT(1)`, `COUNT('x')`) as
+        // COUNT(*): one aggregate, one state (plan oracle: count-star-vs-count-one).
+        if name == "COUNT"
+            && !distinct
+            && matches!(args.as_slice(), [CExpr::Literal(l)] if !l.eq_ignore_ascii_case("NULL"))
+        {
+            args = vec![CExpr::Literal("*".into())];
+        }
         let filter = match &function.filter {
             Some(f) => Some(self.expr(rel, f)?),
             None => None,

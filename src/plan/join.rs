@@ -200,6 +200,16 @@ impl PendingJoin {
     /// a WHERE term that is neither filters the join's output.
     pub fn add_term(&mut self, term: CExpr, from_where: bool) {
         let reads = self.reads(&term);
+        // A condition on the versioned table of a temporal join stays in the join: Flink keeps
+        // every version and tests it at join time (plan oracle: `ON o.c = r.c AND r.rate > 0`
+        // has no filter beneath the join), so changing it changes the join's condition.
+        if self.kind == OperatorKind::TemporalJoin
+            && reads == Reads::Right
+            && (!from_where || self.join_type == "INNER")
+        {
+            self.conditions.push(term);
+            return;
+        }
         if self.pushable(reads, from_where) && self.kind != OperatorKind::LookupJoin {
             self.filters.push(term);
         } else if !from_where || (reads == Reads::Both && self.join_type == "INNER") {

@@ -113,6 +113,7 @@ fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
         return CExpr::Literal(absorbing.into());
     }
     flat.retain(|t| !is(t, neutral));
+    subsume_ranges(op, &mut flat);
     let mut keyed: Vec<(String, CExpr)> = flat.into_iter().map(|t| (t.canonical(), t)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed.dedup_by(|a, b| a.0 == b.0);
@@ -125,6 +126,95 @@ fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
         left: Box::new(acc),
         right: Box::new(term),
     })
+}
+
+/// A comparison `expr op number` of a normalized term (the constant on the right).
+fn numeric_bound(term: &CExpr) -> Option<(String, &str, f64)> {
+    let CExpr::Binary { op, left, right } = term else {
+        return None;
+    };
+    if !matches!(op.as_str(), "<" | "<=" | ">" | ">=") || is_constant(left) {
+        return None;
+    }
+    let CExpr::Literal(text) = right.as_ref() else {
+        return None;
+    };
+    let value: f64 = text.parse().ok()?;
+    value
+        .is_finite()
+        .then(|| (left.canonical(), op.as_str(), value))
+}
+
+/// Range terms on one expression that another term of the chain subsumes are dropped, as
+/// Flink's optimizer does (plan oracle: `qty > 5 AND qty > 3` is planned as `qty > 5`, `qty > 5
+/// OR qty > 3` as `qty > 3`). Both terms are NULL exactly when the expression is, so the
+/// result is the same in every context, not only in a filter.
+fn subsume_ranges(op: &str, terms: &mut Vec<CExpr>) {
+    let bounds: Vec<Option<(String, &str, f64)>> = terms.iter().map(numeric_bound).collect();
+    // Whether `a` implies `b` (both bounds of one expression in the same direction).
+    let implies = |a: &(String, &str, f64), b: &(String, &str, f64)| {
+        if a.0 != b.0 {
+            return false;
+        }
+        let lower = |o: &str| o == ">" || o == ">=";
+        if lower(a.1) != lower(b.1) {
+            return false;
+        }
+        let strict = |o: &str| o == ">" || o == "<";
+        let tighter = if lower(a.1) { a.2 > b.2 } else { a.2 < b.2 };
+        tighter || (a.2 == b.2 && (strict(a.1) || !strict(b.1)))
+    };
+    let mut drop = vec![false; terms.len()];
+    for i in 0..terms.len() {
+        for j in 0..terms.len() {
+            if i == j || drop[j] {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (&bounds[i], &bounds[j]) {
+                // AND keeps the tighter term (it implies the other); OR keeps the looser one.
+                let redundant = if op == "AND" {
+                    implies(b, a)
+                } else {
+                    implies(a, b)
+                };
+                if redundant {
+                    drop[i] = true;
+                    break;
+                }
+            }
+        }
+    }
+    let mut index = 0;
+    terms.retain(|_| {
+        index += 1;
+        !drop[index - 1]
+    });
+}
+
+/// In a filter (where NULL and FALSE both drop the row), `x IS NOT NULL` is implied by a
+/// comparison of `x` with a constant that is not NULL, and Flink's optimizer drops it (plan
+/// oracle: `qty IS NOT NULL AND qty > 5` is planned as `qty > 5`). Only for filter terms: as a
+/// value, `x IS NOT NULL AND x > 5` is FALSE where `x > 5` is NULL.
+pub fn simplify_filter_terms(terms: &mut Vec<CExpr>) {
+    let compared: Vec<String> = terms
+        .iter()
+        .filter_map(|t| match t {
+            CExpr::Binary { op, left, right }
+                if matches!(op.as_str(), "=" | "<>" | "<" | "<=" | ">" | ">=")
+                    && !is_constant(left)
+                    && matches!(right.as_ref(), CExpr::Literal(l) if l != "NULL") =>
+            {
+                Some(left.canonical())
+            }
+            _ => None,
+        })
+        .collect();
+    terms.retain(|t| match t {
+        CExpr::Call { name, args } if name == "IS NOT NULL" && args.len() == 1 => {
+            !compared.contains(&args[0].canonical())
+        }
+        _ => true,
+    });
 }
 
 /// The operator that keeps a comparison's meaning when its operands swap.
@@ -322,6 +412,55 @@ mod tests {
     }
     fn n(e: CExpr) -> String {
         normalize(e).canonical()
+    }
+
+    #[test]
+    fn subsumed_range_terms_are_dropped() {
+        let and = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">", col("x"), lit("3")),
+        );
+        assert_eq!(n(and), n(bin(">", col("x"), lit("5"))));
+        let or = bin(
+            "OR",
+            bin(">", col("x"), lit("5")),
+            bin(">=", col("x"), lit("3")),
+        );
+        assert_eq!(n(or), n(bin(">=", col("x"), lit("3"))));
+        let same = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">=", col("x"), lit("5")),
+        );
+        assert_eq!(n(same), n(bin(">", col("x"), lit("5"))));
+        // Different directions, different expressions: both kept.
+        let range = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin("<", col("x"), lit("9")),
+        );
+        assert_ne!(n(range.clone()), n(bin(">", col("x"), lit("5"))));
+        let two = bin(
+            "AND",
+            bin(">", col("x"), lit("5")),
+            bin(">", col("y"), lit("3")),
+        );
+        assert_ne!(n(two), n(bin(">", col("x"), lit("5"))));
+    }
+
+    #[test]
+    fn implied_null_check_dropped_only_in_filters() {
+        let check = CExpr::call("IS NOT NULL", vec![col("x")]);
+        let mut terms = vec![check.clone(), normalize(bin(">", col("x"), lit("5")))];
+        simplify_filter_terms(&mut terms);
+        assert_eq!(terms.len(), 1);
+        let mut other = vec![check.clone(), normalize(bin(">", col("y"), lit("5")))];
+        simplify_filter_terms(&mut other);
+        assert_eq!(other.len(), 2);
+        let mut null = vec![check, bin("=", col("x"), lit("NULL"))];
+        simplify_filter_terms(&mut null);
+        assert_eq!(null.len(), 2);
     }
 
     #[test]

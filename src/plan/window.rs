@@ -69,15 +69,31 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
             format!("{kind} needs `TABLE t` as its first argument"),
         ));
     };
-    let (table_parts, partition_exprs) = table_argument(data).ok_or_else(|| {
-        Error::sql(
-            b.file,
-            span,
-            format!("{kind} needs `TABLE t` as its first argument"),
-        )
-    })?;
-    let table = table_parts.last().cloned().unwrap_or_default();
-    let input = b.named_relation(&table_parts, span)?.requalify(&table);
+    // `TUMBLE((SELECT ... FROM t WHERE ...), DESCRIPTOR(ts), ...)`: Flink accepts a query as the
+    // window's input (plan oracle: its filter is planned beneath the window aggregate).
+    let subquery = match data {
+        Expr::Subquery(q) => Some(q),
+        Expr::Nested(inner) => match inner.as_ref() {
+            Expr::Subquery(q) => Some(q),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (table, input, partition_exprs) = match subquery {
+        Some(query) => (String::new(), b.query(query)?, Vec::new()),
+        None => {
+            let (table_parts, partition_exprs) = table_argument(data).ok_or_else(|| {
+                Error::sql(
+                    b.file,
+                    span,
+                    format!("{kind} needs `TABLE t` or a query as its first argument"),
+                )
+            })?;
+            let table = table_parts.last().cloned().unwrap_or_default();
+            let input = b.named_relation(&table_parts, span)?.requalify(&table);
+            (table, input, partition_exprs)
+        }
+    };
     let descriptor_call = get("TIMECOL").filter(
         |e| matches!(e, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("DESCRIPTOR")),
     );
@@ -149,7 +165,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     ] {
         relation.columns.push(Column {
             name: name.to_string(),
-            qualifier: Some(table.clone()),
+            qualifier: (!table.is_empty()).then(|| table.clone()),
             expr: CExpr::Derived(format!("{}({describe})", name.to_uppercase())),
             time,
             span,

@@ -22,12 +22,15 @@ const MIN_WIDTH: usize = 40;
 pub struct Style {
     pub colour: bool,
     pub width: usize,
+    /// Every finding with its snippets; otherwise a fully compatible finding is one line.
+    pub verbose: bool,
 }
 
 impl Style {
     pub const PLAIN: Style = Style {
         colour: false,
         width: 100,
+        verbose: false,
     };
 
     /// Colour only on a terminal, and never when `NO_COLOR` is set (https://no-color.org).
@@ -37,6 +40,7 @@ impl Style {
         Style {
             colour: std::io::stdout().is_terminal() && !no_color,
             width: Style::detect_width(),
+            verbose: false,
         }
     }
 
@@ -173,6 +177,74 @@ fn finding_item(f: &Finding, files: &[&SourceFile], width: usize) -> Item {
     }
 }
 
+/// A finding: a fully compatible one (not suppressed) is one line, `✓ rule (file:line):
+/// message`, unless the style is verbose; any other is a diagnostic with its snippets.
+/// `affects` names the queries a shared finding is about.
+fn finding(out: &mut String, style: Style, files: &[&SourceFile], f: &Finding, affects: &str) {
+    end_one_liners(out);
+    if style.verbose || f.verdict != Verdict::FullyCompatible || f.suppressed.is_some() {
+        let mut item = finding_item(f, files, style.width);
+        if !affects.is_empty() {
+            item.message = format!("{} (affects {affects})", item.message);
+        }
+        diagnostic(out, style, &item);
+        return;
+    }
+    let mut place: Vec<String> = f
+        .new
+        .as_ref()
+        .or(f.old.as_ref())
+        .map(|l| format!("{}:{}", l.file, l.line))
+        .into_iter()
+        .collect();
+    if !affects.is_empty() {
+        place.push(format!("affects {affects}"));
+    }
+    let place = if place.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", place.join("; "))
+    };
+    let line = format!("  ✓ {}{place}: {}", f.rule, what(&f.message));
+    let _ = writeln!(out, "{}", cut(&line, style.width));
+}
+
+/// What a message says changed: the text before its first `: ` outside parentheses (the
+/// reason after it is for `-v`).
+fn what(message: &str) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in message.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && message[i + 1..].starts_with(' ') => return &message[..i],
+            _ => {}
+        }
+    }
+    message
+}
+
+/// A blank line after one-line findings, before what follows them.
+fn end_one_liners(out: &mut String) {
+    // From the end: a report of thousands of queries calls this once per operator.
+    let last = out.trim_end_matches('\n').rsplit('\n').next();
+    if out.ends_with('\n') && !out.ends_with("\n\n") && last.is_some_and(|l| l.starts_with("  ✓ "))
+    {
+        out.push('\n');
+    }
+}
+
+/// One line cut to the width, ending with `…` when something was left out.
+fn cut(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
+
 fn query_name(query: &QueryReport) -> String {
     match (&query.old_name, &query.new_name) {
         (Some(o), Some(n)) if o != n => format!("{o} → {n}"),
@@ -236,9 +308,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             if once.new.is_some() {
                 once.old = None;
             }
-            let mut item = finding_item(&once, files, style.width);
-            item.message = format!("{} (affects {})", item.message, names.join(", "));
-            diagnostic(out, style, &item);
+            finding(out, style, files, &once, &names.join(", "));
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
@@ -256,19 +326,25 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             status_words(query.status),
             words(query.verdict.name())
         );
-        if !query.findings.is_empty() {
+        let own: Vec<&Finding> = query
+            .findings
+            .iter()
+            .filter(|f| !is_shared(query, f))
+            .collect();
+        if !own.is_empty() {
             let _ = writeln!(out);
         }
-        for f in query.findings.iter().filter(|f| !is_shared(query, f)) {
-            diagnostic(out, style, &finding_item(f, files, style.width));
+        for f in own {
+            finding(out, style, files, f, "");
         }
         for op in &query.operators {
+            end_one_liners(out);
             operator_line(out, op, style.width);
             if !op.findings.is_empty() {
                 let _ = writeln!(out);
             }
             for f in &op.findings {
-                diagnostic(out, style, &finding_item(f, files, style.width));
+                finding(out, style, files, f, "");
             }
         }
         // Source tables are listed only when their DDL changed something.
@@ -277,6 +353,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             .iter()
             .filter(|s| s.findings.iter().any(|f| !is_shared(query, f)))
         {
+            end_one_liners(out);
             let _ = writeln!(
                 out,
                 "  source table {} ({}): {}\n",
@@ -285,39 +362,36 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
                 words(source.verdict.name())
             );
             for f in source.findings.iter().filter(|f| !is_shared(query, f)) {
-                diagnostic(out, style, &finding_item(f, files, style.width));
+                finding(out, style, files, f, "");
             }
         }
     }
 }
 
-/// One row per piece of state: query, operator, the aggregate (or the operator's whole state).
-fn state_table(out: &mut String, report: &Report) {
+/// One row per piece of state, each with one fate: query, operator, the aggregate (or the
+/// operator's whole state). An incompatible job restores nothing: every operator's state is
+/// shown as it is under that verdict (its old state discarded, its new state starting empty).
+fn state_table(out: &mut String, report: &Report, width: usize) {
+    let incompatible = report.verdict == Verdict::Incompatible;
+    // Whether the job's verdict overrode what some operator's own verdict left of its state.
+    let mut overridden = false;
     let mut rows: Vec<[String; 4]> = Vec::new();
     for query in reading_order(report) {
         let mut name = query_name(query);
         for op in &query.operators {
             let mut kind = op.kind.clone();
-            let s = &op.state;
-            let mut items: Vec<(String, &str)> = Vec::new();
-            for (fate, list) in [
-                ("reused", &s.reused),
-                ("starts empty", &s.starts_empty),
-                ("discarded", &s.discarded),
-                ("undetermined", &s.undetermined),
-            ] {
-                items.extend(list.iter().map(|i| (i.clone(), fate)));
-            }
-            let whole = words(&s.operator);
-            if items.is_empty() {
-                items.push(("(all of its state)".into(), whole.as_str()));
-            }
-            for (item, fate) in items {
+            let s = if incompatible && op.state.operator != "discarded" {
+                overridden |= op.status != QueryStatus::Added;
+                op.state.clone().under(Verdict::Incompatible)
+            } else {
+                op.state.clone()
+            };
+            for (item, fate) in one_fate_each(&s) {
                 rows.push([
                     std::mem::take(&mut name),
                     std::mem::take(&mut kind),
                     item,
-                    fate.to_string(),
+                    fate,
                 ]);
             }
         }
@@ -333,6 +407,14 @@ fn state_table(out: &mut String, report: &Report) {
         }
     }
     heading(out, "state on restore:");
+    if overridden {
+        let options = textwrap::Options::new(width)
+            .initial_indent("  ")
+            .subsequent_indent("  ");
+        let text =
+            "the job is incompatible: it cannot restore from the savepoint, so no state is reused";
+        let _ = writeln!(out, "{}\n", textwrap::fill(text, options));
+    }
     for row in std::iter::once(&header).chain(&rows) {
         let _ = writeln!(
             out,
@@ -348,8 +430,44 @@ fn state_table(out: &mut String, report: &Report) {
     }
 }
 
+/// The operator's state items, each once with one fate (an item both discarded and starting
+/// anew, as under an incompatible verdict, is discarded), in the order they are listed; the
+/// operator's whole state when it has no items.
+fn one_fate_each(s: &crate::report::StateFate) -> Vec<(String, String)> {
+    let lists = [
+        ("reused", &s.reused),
+        ("starts empty", &s.starts_empty),
+        ("discarded", &s.discarded),
+        ("undetermined", &s.undetermined),
+    ];
+    let rank = |fate: &str| match fate {
+        "discarded" => 3,
+        "undetermined" => 2,
+        "starts empty" => 1,
+        _ => 0,
+    };
+    let mut items: Vec<(String, &str)> = Vec::new();
+    for (fate, list) in lists {
+        for item in list.iter() {
+            match items.iter_mut().find(|(i, _)| i == item) {
+                Some(seen) if rank(fate) > rank(seen.1) => seen.1 = fate,
+                Some(_) => {}
+                None => items.push((item.clone(), fate)),
+            }
+        }
+    }
+    if items.is_empty() {
+        return vec![("(all of its state)".into(), words(&s.operator))];
+    }
+    items.into_iter().map(|(i, f)| (i, f.to_string())).collect()
+}
+
 fn note_item(note: &NoteReport, files: &[&SourceFile], width: usize) -> Item {
-    let title = format!("in the {}", note.origin());
+    // A note both scripts share points at the new one.
+    let title = match note.side {
+        "both" => "in the new script".to_string(),
+        _ => format!("in the {}", note.origin()),
+    };
     let mut help = None;
     let snippets = match &note.location {
         Some(l) => match Snippet::of(&title, "here", l, files, width) {
@@ -386,7 +504,7 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
         );
     }
     findings(&mut out, report, files, style);
-    state_table(&mut out, report);
+    state_table(&mut out, report, style.width);
     for (kind, title) in [
         (NoteKind::Warning, "warnings"),
         (NoteKind::Assumption, "assumptions"),
@@ -406,7 +524,12 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
                     let at = note
                         .location
                         .as_ref()
-                        .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
+                        .map(|l| match note.side {
+                            "both" => {
+                                format!("{}:{}:{} (both scripts): ", l.file, l.line, l.column)
+                            }
+                            _ => format!("{}:{}:{}: ", l.file, l.line, l.column),
+                        })
                         .unwrap_or_else(|| format!("{}: ", note.origin()));
                     let line = format!("{at}{}", note.message);
                     let options = textwrap::Options::new(style.width)

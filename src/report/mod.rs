@@ -4,6 +4,7 @@ pub mod batch;
 pub mod concise;
 pub mod github;
 pub mod gitlab;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

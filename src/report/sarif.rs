@@ -77,19 +77,25 @@ fn rule_descriptor(id: &str, rules: &RuleSet) -> Value {
     if let Some(rationale) = &rule.rationale {
         help.push(rationale.clone());
     }
+    if let Some(reference) = &rule.reference {
+        help.push(format!("Reference: {reference}"));
+    }
     if let Some(source) = &rule.source {
         help.push(format!("Source: {source}"));
     }
     if let Some(derived) = &rule.derived {
         help.push(format!("Derived: {derived}"));
     }
-    let short = format!(
-        "{} ({} change): {}",
-        rule.operator.replace('_', " "),
-        rule.change,
-        rule.verdict_text()
-    );
-    json!({
+    let short = match &rule.description {
+        Some(description) => description.clone(),
+        None => format!(
+            "{} ({} change): {}",
+            rule.operator.replace('_', " "),
+            rule.change,
+            rule.verdict_text()
+        ),
+    };
+    let mut descriptor = json!({
         "id": rule.id,
         "shortDescription": {"text": short},
         "fullDescription": {"text": rule.rationale.clone().unwrap_or_else(|| short.clone())},
@@ -99,7 +105,15 @@ fn rule_descriptor(id: &str, rules: &RuleSet) -> Value {
             "change": rule.change,
             "verdict": rule.verdict_text(),
         },
-    })
+    });
+    if let Some(uri) = rule
+        .reference
+        .as_deref()
+        .filter(|r| r.starts_with("https://"))
+    {
+        descriptor["helpUri"] = json!(uri);
+    }
+    descriptor
 }
 
 struct Results {

@@ -120,8 +120,77 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             );
         }
     };
+    let kinds: Vec<(String, Spanned<String>, BTreeMap<String, String>)> =
+        match (&parsed.operator, &parsed.family) {
+            (Some(operator), None) => vec![(operator.value.clone(), operator.clone(), BTreeMap::new())],
+            (None, Some(family)) if !family.value.is_empty() => family
+                .value
+                .iter()
+                .map(|(kind, vars)| {
+                    let mut vars = vars.clone();
+                    vars.insert("kind".into(), kind.clone());
+                    let at = Spanned::new(kind.clone(), family.referenced, family.defined);
+                    (kind.clone(), at, vars)
+                })
+                .collect(),
+            _ => {
+                return Err(rule_error(
+                    file,
+                    ByteSpan::new(0, file.text.len().min(1)),
+                    "a rule file names either one `operator:` or a `family:` of operator kinds",
+                    Some("e.g. `operator: group_aggregate`, or `family: {group_aggregate: {prefix: ga}, window_aggregate: {prefix: wa}}`".into()),
+                ))
+            }
+        };
     let mut errors = Vec::new();
-    let operator = parsed.operator.value.clone();
+    for (operator, at, vars) in &kinds {
+        if let Err(e) = load_kind(file, &parsed, operator, at, vars, set) {
+            errors.push(e);
+        }
+    }
+    match Error::collect(format!("rule file {}", file.name), errors) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Whether a rule file's text declares a `family:` (loaded after the operator files of its
+/// profile, so that the kinds' change kinds are declared and its rules follow theirs).
+pub fn is_family(text: &str) -> bool {
+    text.lines().any(|line| line.starts_with("family:"))
+}
+
+/// `${name}` replaced by the family variable `name` of the kind being compiled.
+fn substitute(text: &str, vars: &BTreeMap<String, String>) -> String {
+    if vars.is_empty() || !text.contains("${") {
+        return text.to_string();
+    }
+    let mut out = text.to_string();
+    for (name, value) in vars {
+        out = out.replace(&format!("${{{name}}}"), value);
+    }
+    out
+}
+
+fn substituted(value: &Spanned<String>, vars: &BTreeMap<String, String>) -> Spanned<String> {
+    Spanned::new(
+        substitute(&value.value, vars),
+        value.referenced,
+        value.defined,
+    )
+}
+
+/// The rules of a file for one operator kind (the file's `operator:`, or one of its family).
+fn load_kind(
+    file: &SourceFile,
+    parsed: &RuleFile,
+    operator: &str,
+    at: &Spanned<String>,
+    vars: &BTreeMap<String, String>,
+    set: &mut RuleSet,
+) -> Result<()> {
+    let mut errors = Vec::new();
+    let operator = operator.to_string();
     let Some(schema) = schema_for(&operator) else {
         let known: Vec<&str> = OperatorKind::ALL
             .iter()
@@ -131,7 +200,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             .collect();
         return Err(rule_error(
             file,
-            spanned_span(file, &parsed.operator, operator.len()),
+            spanned_span(file, at, operator.len()),
             format!("unknown operator kind `{operator}`"),
             Some(format!("one of: {}", known.join(", "))),
         ));
@@ -153,6 +222,24 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
         }
     }
     for def in &parsed.rules {
+        let def = &instantiate(def, vars);
+        if let Some(unset) = unset_variable(def) {
+            errors.push(rule_error(
+                file,
+                spanned_span(file, &def.id, def.id.value.len()),
+                format!(
+                    "`${{{unset}}}` is not a variable of `{operator}` in this file's `family:`"
+                ),
+                Some(format!(
+                    "the variables are: {}",
+                    vars.keys()
+                        .map(|k| format!("${{{k}}}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            ));
+            continue;
+        }
         let base = set.get(&def.id.value).cloned();
         match compile_rule(
             file,
@@ -180,6 +267,54 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
     }
 }
 
+/// A rule of a family with the kind's variables filled in (the rule itself otherwise).
+fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
+    let text = |t: &Option<String>| t.as_ref().map(|t| substitute(t, vars));
+    let spanned = |t: &Option<Spanned<String>>| t.as_ref().map(|t| substituted(t, vars));
+    RuleDef {
+        id: substituted(&def.id, vars),
+        aliases: def.aliases.iter().map(|a| substitute(a, vars)).collect(),
+        change: spanned(&def.change),
+        when: spanned(&def.when),
+        verdict_by: spanned(&def.verdict_by),
+        verdict: def.verdict.clone(),
+        message: spanned(&def.message),
+        description: text(&def.description),
+        rationale: text(&def.rationale),
+        reference: text(&def.reference),
+        source: text(&def.source),
+        derived: text(&def.derived),
+        example: text(&def.example),
+        failure_mode: def.failure_mode.clone(),
+    }
+}
+
+/// A `${name}` left in a rule's id, predicate or texts after its family's values were filled in.
+fn unset_variable(def: &RuleDef) -> Option<String> {
+    let texts = [Some(&def.id.value)]
+        .into_iter()
+        .chain([&def.change, &def.when, &def.message].map(|t| t.as_ref().map(|t| &t.value)))
+        .chain(
+            [
+                &def.description,
+                &def.rationale,
+                &def.reference,
+                &def.source,
+                &def.derived,
+                &def.example,
+            ]
+            .map(Option::as_ref),
+        )
+        .flatten();
+    for text in texts {
+        if let Some(start) = text.find("${") {
+            let rest = &text[start + 2..];
+            return Some(rest.split('}').next().unwrap_or(rest).to_string());
+        }
+    }
+    None
+}
+
 /// Compiles one rule. A rule whose id is already loaded (from a profile this one extends) may
 /// leave out `change`, `when`, `verdict` and `message`: they are kept from that rule.
 fn compile_rule(
@@ -192,7 +327,11 @@ fn compile_rule(
     base: Option<&Rule>,
 ) -> std::result::Result<Rule, Vec<Error>> {
     let mut errors = Vec::new();
-    let id = def.id.value.clone();
+    // A rule adjusting a renamed rule by its former id (an alias) adjusts that rule.
+    let id = match base {
+        Some(b) if b.aliases.contains(&def.id.value) => b.id.clone(),
+        _ => def.id.value.clone(),
+    };
     let id_span = spanned_span(file, &def.id, id.len());
     let id_ok = !id.is_empty()
         && id
@@ -224,7 +363,6 @@ fn compile_rule(
     if base.is_none() {
         let missing: Vec<&str> = [
             ("change", def.change.is_none()),
-            ("when", def.when.is_none()),
             ("verdict", def.verdict.is_none()),
             ("message", def.message.is_none()),
         ]
@@ -237,7 +375,7 @@ fn compile_rule(
                 file,
                 id_span,
                 format!("rule `{id}` has no {}", missing.join(", ")),
-                Some("only a rule adjusting an already loaded rule with the same id (an engine profile's) may leave them out".into()),
+                Some("only a rule adjusting an already loaded rule with the same id (an engine profile's) may leave them out; `when` may be left out (it fires whenever its change kind happened)".into()),
             ));
         }
     }
@@ -254,7 +392,11 @@ fn compile_rule(
         Some(when) => Predicate::compile(&when.value, schema)
             .map_err(|e| errors.push(dsl_error(file, when, e)))
             .ok(),
-        None => base.map(|b| b.when.clone()),
+        // A rule without `when` fires whenever its change kind happened.
+        None => match base {
+            Some(b) => Some(b.when.clone()),
+            None => Predicate::compile("true", schema).ok(),
+        },
     };
     let message = match &def.message {
         Some(message) => Template::compile(&message.value, schema)
@@ -262,6 +404,13 @@ fn compile_rule(
             .ok(),
         None => base.map(|b| b.message.clone()),
     };
+    let own_verdict_by = def.verdict_by.as_ref().map(|v| v.value.clone());
+    if let Some(path) = &def.verdict_by {
+        if let Err(e) = Predicate::compile(&format!("{} == {}", path.value, path.value), schema) {
+            errors.push(dsl_error(file, path, e));
+        }
+    }
+    let verdict_by = own_verdict_by.as_deref().or(verdict_by);
     let verdict = match &def.verdict {
         Some(spanned) => by_mode(
             file,
@@ -295,14 +444,23 @@ fn compile_rule(
         own.clone()
             .or_else(|| base.and_then(|b| from_base(b).clone()))
     };
+    let mut aliases = base.map(|b| b.aliases.clone()).unwrap_or_default();
+    for alias in &def.aliases {
+        if !aliases.contains(alias) {
+            aliases.push(alias.clone());
+        }
+    }
     Ok(Rule {
         id,
+        aliases,
         operator: operator.to_string(),
         change,
         when,
         verdict,
         message,
+        description: kept(&def.description, |b| &b.description),
         rationale: kept(&def.rationale, |b| &b.rationale),
+        reference: kept(&def.reference, |b| &b.reference),
         source: if restated_origin {
             def.source.clone()
         } else {
@@ -368,7 +526,7 @@ fn by_mode<T>(
                     errors.push(rule_error(
                         file,
                         span,
-                        format!("a {what} per mode needs `verdict_by:` at the top of the file"),
+                        format!("a {what} per mode needs `verdict_by:` (in the rule, or at the top of the file)"),
                         None,
                     ));
                     None

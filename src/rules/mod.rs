@@ -8,6 +8,7 @@ pub mod items;
 pub mod load;
 pub mod model;
 pub mod profile;
+pub mod rules_doc;
 pub mod shape;
 
 use crate::error::{Error, Result};
@@ -37,8 +38,14 @@ impl<T: Copy> ByMode<T> {
         match self {
             ByMode::One(v) => Some(*v),
             ByMode::Map { path, values } => {
-                let mode = lookup(facts, path).and_then(Value::as_str).unwrap_or("");
-                values.get(mode).copied()
+                // Any scalar fact selects: a string by itself, a boolean or number by its text.
+                let mode = match lookup(facts, path) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Bool(b)) => b.to_string(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => String::new(),
+                };
+                values.get(&mode).copied()
             }
         }
     }
@@ -76,12 +83,19 @@ pub type RuleFailureMode = ByMode<FailureMode>;
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
+    /// Former ids of the rule: cases and overrides that name them still find it.
+    pub aliases: Vec<String>,
     pub operator: String,
     pub change: String,
     pub when: Predicate,
     pub verdict: RuleVerdict,
     pub message: Template,
+    /// One line saying what the rule detects.
+    pub description: Option<String>,
+    /// Why the state behaves so.
     pub rationale: Option<String>,
+    /// The public page or restore-lab pair the rule rests on.
+    pub reference: Option<String>,
     pub source: Option<String>,
     pub derived: Option<String>,
     pub example: Option<String>,
@@ -182,8 +196,13 @@ impl RuleSet {
         self.rules.iter().filter(move |r| r.operator == operator)
     }
 
+    /// The rule with this id, or that was known by it (an alias).
     pub fn get(&self, id: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.id == id)
+        self.rules.iter().find(|r| r.id == id).or_else(|| {
+            self.rules
+                .iter()
+                .find(|r| r.aliases.iter().any(|a| a == id))
+        })
     }
 
     /// The default engine's rules, then every `*.yaml` / `*.yml` of each directory.
@@ -218,7 +237,19 @@ impl RuleSet {
         };
         for profile in profile::chain(&profiles, engine)? {
             let before: Vec<String> = set.rules.iter().map(|r| r.id.clone()).collect();
-            for (name, text) in &profile.files {
+            // Family files after the operator files: the kinds' change kinds are declared
+            // by then, and the family's rules follow each kind's own.
+            let files = profile
+                .files
+                .iter()
+                .filter(|(_, text)| !load::is_family(text))
+                .chain(
+                    profile
+                        .files
+                        .iter()
+                        .filter(|(_, text)| load::is_family(text)),
+                );
+            for (name, text) in files {
                 if !wanted(text) {
                     continue;
                 }

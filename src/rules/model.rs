@@ -8,7 +8,13 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// An operator kind (`group_window_aggregate`, ...) or `query` for whole-query rules.
-    pub operator: Spanned<String>,
+    #[serde(default)]
+    pub operator: Option<Spanned<String>>,
+    /// A rule family instead of one operator: each operator kind it names, with the values of
+    /// the `${name}` variables its rules use (e.g. `prefix: ga`). Every rule is compiled once
+    /// per kind, its id and texts with the kind's values (`${kind}` is the kind itself).
+    #[serde(default)]
+    pub family: Option<Spanned<BTreeMap<String, BTreeMap<String, String>>>>,
     /// The fact whose value selects a verdict when a rule's verdict is a map (e.g. `old.mode`).
     #[serde(default)]
     pub verdict_by: Option<Spanned<String>>,
@@ -23,6 +29,9 @@ pub struct RuleFile {
 #[serde(deny_unknown_fields)]
 pub struct RuleDef {
     pub id: Spanned<String>,
+    /// Former ids of the rule (kept when a rule is renamed: cases and overrides name them).
+    #[serde(default)]
+    pub aliases: Vec<String>,
     /// A change kind of this file's `changes`, or `any` (the operator changed in any way).
     /// `change`, `when`, `verdict` and `message` may be left out when a rule with this id is
     /// already loaded (an engine profile adjusting a base rule): they are kept from it.
@@ -30,17 +39,30 @@ pub struct RuleDef {
     pub change: Option<Spanned<String>>,
     #[serde(default)]
     pub when: Option<Spanned<String>>,
+    /// The fact whose value selects this rule's verdict when it is a map (any fact: a string,
+    /// a boolean, a number); the file's `verdict_by` when left out.
+    #[serde(default)]
+    pub verdict_by: Option<Spanned<String>>,
     #[serde(default)]
     pub verdict: Option<Spanned<VerdictDef>>,
     #[serde(default)]
     pub message: Option<Spanned<String>>,
+    /// One line saying what the rule detects (shown by `rules show` and in docs/rules.md).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Why the state behaves so.
     #[serde(default)]
     pub rationale: Option<String>,
+    /// A public page stating the behaviour (the vendor's documentation), or the restore-lab
+    /// pair that measured it (`lab/restore/pairs/...`).
+    #[serde(default)]
+    pub reference: Option<String>,
     #[serde(default)]
     pub source: Option<String>,
     /// Set when the documentation does not state the rule: the one-line reason it holds.
     #[serde(default)]
     pub derived: Option<String>,
+    /// A minimal `old -> new` change, or the case file (`cases/...yaml`) that shows it.
     #[serde(default)]
     pub example: Option<String>,
     /// How the restore goes wrong on this engine: `restore_fails`, `silently_wrong` or

@@ -18,20 +18,24 @@ struct LooseFile {
     rules: Vec<Spanned<Mapping>>,
 }
 
-const FILE_KEYS: &[&str] = &["operator", "verdict_by", "changes", "rules"];
+const FILE_KEYS: &[&str] = &["operator", "family", "verdict_by", "changes", "rules"];
 const RULE_KEYS: &[&str] = &[
     "id",
+    "aliases",
     "change",
     "when",
+    "verdict_by",
     "verdict",
     "message",
+    "description",
     "rationale",
+    "reference",
     "source",
     "derived",
     "example",
     "failure_mode",
 ];
-const REQUIRED: &[&str] = &["id", "change", "when", "verdict", "message"];
+const REQUIRED: &[&str] = &["id", "change", "verdict", "message"];
 
 fn at<T>(file: &SourceFile, value: &Spanned<T>) -> ByteSpan {
     let start = super::load::raw_offset(file, &value.referenced);
@@ -111,7 +115,8 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
             ));
         }
         for (key, value) in &rule.value {
-            let text_expected = RULE_KEYS.contains(&key.as_str()) && key != "verdict";
+            let text_expected =
+                RULE_KEYS.contains(&key.as_str()) && key != "verdict" && key != "aliases";
             let verdict_ok = key != "verdict" || value.value.is_string() || value.value.is_object();
             if !verdict_ok {
                 errors.push(error(

@@ -826,3 +826,146 @@ pub fn join_condition_to_where(sql: &str) -> String {
 pub fn ranking_names(scripts: &[&str]) -> BTreeSet<String> {
     rank_aliases(scripts)
 }
+
+/// Whether the paren group `open..=close` is a query that ranks: `(SELECT ... ROW_NUMBER() ...`
+/// (or RANK, DENSE_RANK) with the ranking function in its own SELECT list, not deeper.
+fn ranks_at_its_level(tokens: &Tokens, open: usize, close: usize) -> bool {
+    let Some(first) = tokens.next_significant(open) else {
+        return false;
+    };
+    if !is_word(&tokens.items[first].0, Keyword::SELECT) {
+        return false;
+    }
+    let mut depth = 0i32;
+    for i in first..close {
+        match &tokens.items[i].0 {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Word(w)
+                if depth == 0
+                    && w.quote_style.is_none()
+                    && ["ROW_NUMBER", "RANK", "DENSE_RANK"]
+                        .iter()
+                        .any(|k| w.value.eq_ignore_ascii_case(k)) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The `(` ... `)` groups read as a table (after FROM, JOIN or a comma of a FROM list) whose
+/// query ranks, outermost first, each with the index of its closing parenthesis.
+fn ranking_subqueries(tokens: &Tokens, from: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut stack = Vec::new();
+    for i in from..tokens.items.len() {
+        match tokens.items[i].0 {
+            Token::LParen => stack.push(i),
+            Token::RParen => {
+                let Some(open) = stack.pop() else { continue };
+                let read_as_table = tokens.previous_significant(open).is_some_and(|p| {
+                    let t = &tokens.items[p].0;
+                    is_word(t, Keyword::FROM) || is_word(t, Keyword::JOIN)
+                });
+                if read_as_table && ranks_at_its_level(tokens, open, i) {
+                    out.push((open, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Only the outermost: a ranking inside another moved ranking moves with it.
+    out.sort();
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    for (open, close) in out {
+        if !kept.iter().any(|&(o, c)| o < open && close < c) {
+            kept.push((open, close));
+        }
+    }
+    kept
+}
+
+/// Moves each ranking written as a subquery of the main query (`FROM (SELECT ..., ROW_NUMBER()
+/// OVER (...) AS rk FROM t) WHERE rk <= 3`) into a CTE or a view (issue 14: how production jobs
+/// write deduplication and Top-N), read by the query that filters it: the same operators.
+pub fn move_ranking(sql: &str, into: Moved) -> String {
+    if matches!(into, Moved::View) && sql.to_uppercase().contains("STATEMENT SET") {
+        return sql.to_string();
+    }
+    let counter = std::cell::Cell::new(0);
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        let Some(start) = query_start(&tokens, words) else {
+            return statement.to_string();
+        };
+        let with = is_word(&tokens.items[start].0, Keyword::WITH);
+        // The main query: after the CTEs (a ranking inside a CTE's body stays where it is,
+        // a later CTE could not be read there).
+        let mut main = start;
+        if with {
+            let mut depth = 0i32;
+            let found = (start..tokens.items.len()).find(|&i| {
+                match tokens.items[i].0 {
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth -= 1,
+                    _ => {}
+                }
+                depth == 0 && is_word(&tokens.items[i].0, Keyword::SELECT)
+            });
+            match found {
+                Some(i) => main = i,
+                None => return statement.to_string(),
+            }
+            if matches!(into, Moved::View) {
+                // A view cannot read the statement's CTEs.
+                return statement.to_string();
+            }
+        }
+        let groups = ranking_subqueries(&tokens, main);
+        if groups.is_empty() {
+            return statement.to_string();
+        }
+        let mut definitions = Vec::new();
+        for &(open, close) in &groups {
+            counter.set(counter.get() + 1);
+            let name = format!("moved_ranking_{}", counter.get());
+            let body: String = tokens.items[open + 1..close]
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect();
+            definitions.push((name.clone(), body));
+            for item in &mut tokens.items[open..=close] {
+                item.1.clear();
+            }
+            tokens.items[open].1 = name;
+        }
+        match into {
+            Moved::View => {
+                let views: String = definitions
+                    .iter()
+                    .map(|(name, body)| format!("CREATE TEMPORARY VIEW {name} AS {body};\n"))
+                    .collect();
+                format!("{views}{}", tokens.text())
+            }
+            Moved::Cte | Moved::Subquery => {
+                let ctes: Vec<String> = definitions
+                    .iter()
+                    .map(|(name, body)| format!("{name} AS ({body})"))
+                    .collect();
+                if with {
+                    // After the last CTE: just before the main SELECT, after its comma-less end.
+                    let text = &mut tokens.items[main].1;
+                    *text = format!(", {} {text}", ctes.join(", "));
+                    // `WITH a AS (...) , moved AS (...) SELECT`: the comma follows the last CTE.
+                } else {
+                    let text = &mut tokens.items[start].1;
+                    *text = format!("WITH {} {text}", ctes.join(", "));
+                }
+                tokens.text()
+            }
+        }
+    })
+}

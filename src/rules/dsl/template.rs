@@ -71,8 +71,9 @@ impl Template {
 
     /// Fills the placeholders: strings as they are, integral numbers without
     /// `.0`, `null`, an absent fact or an empty list as `none`, lists as their
-    /// items joined by `, ` (nested lists and objects inside them as JSON),
-    /// objects as compact JSON.
+    /// items joined by `, ` (a list inside one in parentheses), objects as a
+    /// Flink user writes them (windows, ORDER BY, frames, early/late fire; see
+    /// [`render_value`]), never as JSON.
     pub fn render(&self, facts: &Value) -> String {
         let mut out = String::new();
         for part in &self.parts {
@@ -110,8 +111,9 @@ impl Template {
     }
 }
 
-/// A value as text; lists and objects (which reach here inside a list, or as
-/// the value of a placeholder naming an object) are compact JSON.
+/// A value as text, the way a Flink user writes it: a window as `TUMBLE 5 min on ts`, an
+/// ORDER BY as `ts ASC`, an OVER frame as `RANGE 1 h PRECEDING`, early/late-fire settings in
+/// words; another object as `key value` pairs, a list inside a list in parentheses. Never JSON.
 fn render_value(value: &Value) -> String {
     match value {
         Value::Null => "none".to_owned(),
@@ -122,6 +124,172 @@ fn render_value(value: &Value) -> String {
             Some(float) if number.is_f64() => float.to_string(),
             _ => number.to_string(),
         },
-        Value::Array(_) | Value::Object(_) => value.to_string(),
+        Value::Array(items) if items.is_empty() => "none".to_owned(),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(render_value).collect();
+            format!("({})", items.join(", "))
+        }
+        Value::Object(map) => render_object(map),
+    }
+}
+
+fn render_object(map: &serde_json::Map<String, Value>) -> String {
+    let text = |key: &str| map.get(key).and_then(Value::as_str);
+    if let (Some(kind), true) = (text("kind"), map.contains_key("time_attribute")) {
+        return window(kind, map);
+    }
+    if let (Some(key), Some(direction)) = (text("key"), text("direction")) {
+        return format!("{key} {}", direction.to_uppercase());
+    }
+    if let (Some(units), Some(preceding)) = (text("units"), map.get("preceding")) {
+        let bound = match preceding {
+            Value::String(s) => s.to_uppercase(),
+            Value::Number(n) if units.eq_ignore_ascii_case("range") => {
+                whole_ms(preceding).map_or_else(|| n.to_string(), duration)
+            }
+            other => render_value(other),
+        };
+        return format!("{} {bound} PRECEDING", units.to_uppercase());
+    }
+    if map.contains_key("early_fire") && map.contains_key("late_fire") {
+        return emit(map);
+    }
+    let pairs: Vec<String> = map
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| format!("{} {}", k.replace('_', " "), render_value(v)))
+        .collect();
+    if pairs.is_empty() {
+        "none".to_owned()
+    } else {
+        pairs.join(", ")
+    }
+}
+
+/// A whole, non-negative number of milliseconds (written `60000` or `60000.0`).
+fn whole_ms(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..1e18).contains(f))
+            .map(|f| f as u64)
+    })
+}
+
+/// Milliseconds in the largest unit that divides them: `5 min`, `1 h`, `90 s`, `250 ms`.
+fn duration(ms: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1_000, "s"),
+    ];
+    UNITS
+        .iter()
+        .find(|(unit, _)| ms > 0 && ms.is_multiple_of(*unit))
+        .map_or_else(
+            || format!("{ms} ms"),
+            |(unit, name)| format!("{} {name}", ms / unit),
+        )
+}
+
+/// `TUMBLE 5 min on ts`, `HOP 10 min, slide 5 min on ts`, `SESSION gap 30 min on ts`,
+/// `CUMULATE 1 h, step 10 min on ts`, with an offset and the keys of `PARTITION BY` if any.
+fn window(kind: &str, map: &serde_json::Map<String, Value>) -> String {
+    let ms = |key: &str| map.get(key).and_then(whole_ms);
+    let mut parts = vec![kind.to_uppercase()];
+    let mut sizes = Vec::new();
+    if let Some(gap) = ms("gap_ms") {
+        sizes.push(format!("gap {}", duration(gap)));
+    }
+    if let Some(size) = ms("size_ms") {
+        sizes.push(duration(size));
+    }
+    if let Some(slide) = ms("slide_ms") {
+        sizes.push(format!("slide {}", duration(slide)));
+    }
+    if let Some(step) = ms("step_ms") {
+        sizes.push(format!("step {}", duration(step)));
+    }
+    if let Some(offset) = ms("offset_ms").filter(|&o| o != 0) {
+        sizes.push(format!("offset {}", duration(offset)));
+    }
+    if !sizes.is_empty() {
+        parts.push(sizes.join(", "));
+    }
+    if let Some(time) = map.get("time_attribute").and_then(Value::as_str) {
+        parts.push(format!("on {time}"));
+    }
+    if let Some(Value::Array(keys)) = map.get("partition") {
+        if !keys.is_empty() {
+            let keys: Vec<String> = keys.iter().map(render_value).collect();
+            parts.push(format!("partitioned by {}", keys.join(", ")));
+        }
+    }
+    parts.join(" ")
+}
+
+/// Early/late-fire settings in words: `early fire every 1 min, late fire every 10 s, allowed
+/// lateness 1 h`, or `no early or late fire`.
+fn emit(map: &serde_json::Map<String, Value>) -> String {
+    let on = |key: &str| map.get(key).and_then(Value::as_bool).unwrap_or(false);
+    let text = |key: &str| map.get(key).and_then(Value::as_str);
+    let mut parts = Vec::new();
+    for (fire, delay, name) in [
+        ("early_fire", "early_fire_delay", "early fire"),
+        ("late_fire", "late_fire_delay", "late fire"),
+    ] {
+        if on(fire) {
+            parts.push(match text(delay) {
+                Some(d) => format!("{name} every {d}"),
+                None => name.to_owned(),
+            });
+        }
+    }
+    if let Some(lateness) = text("allow_lateness") {
+        parts.push(format!("allowed lateness {lateness}"));
+    }
+    if parts.is_empty() {
+        "no early or late fire".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::render_value;
+    use serde_json::json;
+
+    #[test]
+    fn values_read_as_flink_sql_not_json() {
+        let tumble = json!({"gap_ms": null, "kind": "tumble", "size_ms": 300000, "slide_ms": null,
+            "time_attribute": "ts", "time_kind": "rowtime"});
+        assert_eq!(render_value(&tumble), "TUMBLE 5 min on ts");
+        let hop = json!({"kind": "hop", "size_ms": 3600000, "slide_ms": 90000,
+            "time_attribute": "ts", "partition": ["k"], "offset_ms": 0});
+        assert_eq!(
+            render_value(&hop),
+            "HOP 1 h, slide 90 s on ts partitioned by k"
+        );
+        let session = json!({"kind": "session", "gap_ms": 250, "time_attribute": "pt"});
+        assert_eq!(render_value(&session), "SESSION gap 250 ms on pt");
+        assert_eq!(
+            render_value(&json!({"key": "ts", "direction": "desc", "time_kind": null})),
+            "ts DESC"
+        );
+        assert_eq!(
+            render_value(&json!({"units": "range", "preceding": 3600000})),
+            "RANGE 1 h PRECEDING"
+        );
+        assert_eq!(
+            render_value(&json!({"units": "rows", "preceding": "unbounded"})),
+            "ROWS UNBOUNDED PRECEDING"
+        );
+        let emit = json!({"early_fire": true, "early_fire_delay": "1 min", "late_fire": false,
+            "late_fire_delay": null, "allow_lateness": null});
+        assert_eq!(render_value(&emit), "early fire every 1 min");
+        assert_eq!(render_value(&json!([["a", "b"], []])), "((a, b), none)");
+        assert_eq!(render_value(&json!({"a_b": 1, "c": null})), "a b 1");
     }
 }
