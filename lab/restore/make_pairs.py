@@ -71,6 +71,10 @@ def printed_judge(judge: dict, old_outputs: str, new_outputs: str) -> dict:
         out["same"] = {new_at[n]: old_at[o] for n, o in out["same"].items()}
     if "key_ranges" in out:
         out["key_ranges"] = {new_at[i]: r for i, r in out["key_ranges"].items()}
+    if "restored_filter" in out:
+        out["restored_filter"] = [new_at[out["restored_filter"][0]], out["restored_filter"][1]]
+    if "max_age" in out:
+        out["max_age"] = [new_at[out["max_age"][0]], new_at[out["max_age"][1]], out["max_age"][2]]
     return out
 
 
@@ -545,6 +549,184 @@ pairs += [
        sets=ALWAYS, rule="query-added-stateful"),
 ]
 
+
+# Families measured in the second round (issue 17) -------------------------------------------------
+# Event-time tables: L (the probe side, watermark 3 s behind, so that a few seconds of rows wait in
+# the operators' buffers at the savepoint) and R, a versioned table (primary key a).
+def event_table(name, rate, delay, pk=""):
+    return (PLAIN.format(name=name, rate=rate).replace("  a INT,", "  a INT NOT NULL," if pk else "  a INT,")
+            .replace("ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3))\n",
+                     f"ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3)),\n  WATERMARK FOR ts AS ts - INTERVAL '{delay}' SECOND{pk}\n"))
+
+
+VERSIONED = event_table("L", 2, 3) + event_table("R", 2, 1, ",\n  PRIMARY KEY (a) NOT ENFORCED")
+TJ_SEL = "l.a, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c"
+TJ_FROM = "FROM L l JOIN R FOR SYSTEM_TIME AS OF l.ts AS r ON l.a = r.a"
+TJ_OLD = f"SELECT {TJ_SEL} {TJ_FROM}"
+TJ_LAB = dict(old_seconds=14, new_seconds=12)
+# A restored probe row: its own stamp (ws) is from before the restart.
+PROBE = dict(key=[0], stamps=[1, 2])
+pairs += [
+    stamped("tj-input-schema-changed", "Temporal join (event time): r.d selected as well (the stored versions gain a column)",
+            J_OUT, TJ_OLD, J_OUT + ", d INT", f"SELECT {TJ_SEL}, r.d {TJ_FROM}", PROBE, rule="temporal-join-input-schema-changed",
+            tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-left-schema-changed", "Temporal join (event time): l.d selected as well (the buffered probe rows gain a column)",
+            J_OUT, TJ_OLD, J_OUT + ", d INT", f"SELECT {TJ_SEL}, l.d {TJ_FROM}", PROBE, rule="temporal-join-input-schema-changed",
+            tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-condition-non-equi-added", "Temporal join (event time): AND l.b * 100 < r.c added to the condition (columns both inputs keep already)",
+            J_OUT, TJ_OLD, J_OUT, f"SELECT {TJ_SEL} {TJ_FROM} AND l.b * 100 < r.c", PROBE, rule="temporal-join-condition-changed",
+            tables=VERSIONED, lab=TJ_LAB,
+            note="the condition is applied when a buffered probe row is joined, not when rows are stored"),
+    stamped("tj-condition-reads-new-column", "Temporal join (event time): AND l.b > r.b added (the stored versions gain r.b)",
+            J_OUT, TJ_OLD, J_OUT, f"SELECT {TJ_SEL} {TJ_FROM} AND l.b > r.b", PROBE, rule="temporal-join-input-schema-changed",
+            tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-condition-key-added", "Temporal join (event time): AND l.d = r.d added (the join key becomes a, d)",
+            J_OUT, TJ_OLD, J_OUT, f"SELECT {TJ_SEL} {TJ_FROM} AND l.d = r.d", dict(PROBE, state_meaning="changed"),
+            rule="temporal-join-condition-changed", tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-type-changed", "Temporal join (event time): INNER becomes LEFT JOIN", J_OUT, TJ_OLD, J_OUT,
+            f"SELECT {TJ_SEL} FROM L l LEFT JOIN R FOR SYSTEM_TIME AS OF l.ts AS r ON l.a = r.a", PROBE,
+            rule="temporal-join-type-changed", tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-type-changed-back", "Temporal join (event time): LEFT becomes INNER JOIN", J_OUT,
+            f"SELECT {TJ_SEL} FROM L l LEFT JOIN R FOR SYSTEM_TIME AS OF l.ts AS r ON l.a = r.a", J_OUT, TJ_OLD, PROBE,
+            rule="temporal-join-type-changed", tables=VERSIONED, lab=TJ_LAB),
+    stamped("tj-input-filter-changed", "Temporal join (event time): WHERE l.d > 1 added (the probe side's filter)",
+            "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT, d INT", f"SELECT {TJ_SEL}, l.d {TJ_FROM}",
+            "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT, d INT", f"SELECT {TJ_SEL}, l.d {TJ_FROM} WHERE l.d > 1",
+            dict(PROBE, restored_filter=[5, 2]), rule="temporal-join-input-filter-changed", tables=VERSIONED, lab=TJ_LAB,
+            note="Flink's plan applies this WHERE above the temporal join (a Calc after TemporalJoin), so the probe rows "
+                 "waiting at the savepoint are filtered when they are emitted; a filter in a subquery below the join would "
+                 "leave them unfiltered, and the tool does not tell the two apart"),
+]
+
+# MATCH_RECOGNIZE (event time): per key a, a row with b < 130, then rows with b >= 130, then one with b < 130.
+MR_TABLE = event_table("L", 5, 1)
+
+
+def mr(measures="COUNT(B.b) AS v", pattern="A B+ C", define="B AS B.b >= 130", partition="a", within=""):
+    return (f"SELECT * FROM L MATCH_RECOGNIZE (\n  PARTITION BY {partition} ORDER BY ts\n"
+            f"  MEASURES CAST(FIRST(A.ts) AS TIMESTAMP(3)) AS ws, CAST(LAST(C.ts) AS TIMESTAMP(3)) AS we, {measures}\n"
+            f"  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW\n  PATTERN ({pattern}){within}\n"
+            f"  DEFINE A AS A.b < 130, {define}, C AS C.b < 130)")
+
+
+MR_OUT = "a INT, ws TIMESTAMP(3), we TIMESTAMP(3), v BIGINT"
+MR_LAB = dict(old_seconds=14, new_seconds=12)
+START = dict(key=[0], stamps=[1])
+pairs += [
+    stamped("mr-define-changed", "MATCH_RECOGNIZE: DEFINE B AS B.b >= 130 becomes B.b >= 160", MR_OUT, mr(), MR_OUT,
+            mr(define="B AS B.b >= 160"), dict(START, state_meaning="changed"), rule="match-pattern-changed", tables=MR_TABLE,
+            lab=MR_LAB),
+    stamped("mr-pattern-changed", "MATCH_RECOGNIZE: PATTERN (A B+ C) becomes (A B{2,} C)", MR_OUT, mr(), MR_OUT,
+            mr(pattern="A B{2,} C"), dict(START, state_meaning="changed"), rule="match-pattern-changed", tables=MR_TABLE,
+            lab=MR_LAB),
+    stamped("mr-measures-changed", "MATCH_RECOGNIZE: MEASURES COUNT(B.b) becomes SUM(B.b) (same input columns)", MR_OUT, mr(),
+            MR_OUT, mr(measures="CAST(SUM(B.b) AS BIGINT) AS v"), START, rule="match-measures-changed", tables=MR_TABLE, lab=MR_LAB,
+            note="the measures are computed from the matched rows when a match completes"),
+    stamped("mr-measures-column-added", "MATCH_RECOGNIZE: MEASURES MAX(B.c) added (a column the operator did not keep)",
+            MR_OUT, mr(), MR_OUT + ", mx INT", mr(measures="COUNT(B.b) AS v, MAX(B.c) AS mx"), START,
+            rule="match-measures-changed", tables=MR_TABLE, lab=MR_LAB),
+    stamped("mr-partition-changed", "MATCH_RECOGNIZE: PARTITION BY a becomes PARTITION BY d (same type, overlapping values)",
+            MR_OUT, mr(), "d INT, ws TIMESTAMP(3), we TIMESTAMP(3), v BIGINT", mr(partition="d").replace("SELECT *", "SELECT d, ws, we, v"),
+            dict(START, state_meaning="changed"), rule="match-partition-changed", tables=MR_TABLE, lab=MR_LAB),
+    stamped("mr-within-added", "MATCH_RECOGNIZE: WITHIN INTERVAL '2' SECOND added", MR_OUT, mr(), MR_OUT,
+            mr(within=" WITHIN INTERVAL '2' SECOND"), dict(START, max_age=[1, 2, 2]), rule="match-pattern-changed",
+            tables=MR_TABLE, lab=MR_LAB),
+]
+
+# Temporal sort: ORDER BY the rowtime (rows wait for the watermark, 3 s) or the processing time.
+SORT_TABLE = event_table("L", 5, 3)
+TS_OUT = "a INT, ws TIMESTAMP(3), b INT, c INT"
+
+
+def tsort(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c", order="ts, b", where=""):
+    return f"SELECT {fields} FROM L{where} ORDER BY {order}"
+
+
+SORT_LAB = dict(old_seconds=12, new_seconds=10)
+pairs += [
+    stamped("tsort-secondary-key-changed", "Temporal sort (event time): ORDER BY ts, b becomes ORDER BY ts, c", TS_OUT, tsort(),
+            TS_OUT, tsort(order="ts, c"), dict(key=[0], stamps=[1]), rule="tsort-keys-changed", tables=SORT_TABLE, lab=SORT_LAB,
+            note="rows wait in a list per timestamp; the secondary keys order the rows of one timestamp when it is emitted"),
+    stamped("tsort-fields-changed", "Temporal sort (event time): d selected as well", TS_OUT, tsort(), TS_OUT + ", d INT",
+            tsort(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d"), dict(key=[0], stamps=[1]), rule="tsort-fields-changed",
+            tables=SORT_TABLE, lab=SORT_LAB),
+    stamped("tsort-input-filter-changed", "Temporal sort (event time): WHERE d > 1 added", TS_OUT + ", d INT",
+            tsort(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d"), TS_OUT + ", d INT",
+            tsort(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d", where=" WHERE d > 1"),
+            dict(key=[0], stamps=[1], restored_filter=[4, 2]), rule="tsort-input-filter-changed", tables=SORT_TABLE, lab=SORT_LAB),
+    stamped("tsort-proctime-fields-changed", "Temporal sort (processing time): d selected as well", TS_OUT,
+            tsort(order="pt"), TS_OUT + ", d INT", tsort(fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d", order="pt"),
+            dict(key=[0], stamps=[1], empty_buffer=True), rule="tsort-fields-changed", tables=SORT_TABLE, lab=SORT_LAB),
+]
+
+# LIMIT without ORDER BY (a row counter) and ORDER BY ... LIMIT (a Top-N over all rows, no rank printed).
+LIM_OUT = "a INT, ws TIMESTAMP(3), b INT, c INT"
+LIM_TABLE = PLAIN.format(name="L", rate=5)
+
+
+def limit(n, fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c", offset="", order=""):
+    # A LIMIT right above the scan is pushed into the datagen source (SupportsLimitPushDown): the
+    # source becomes bounded and the job finishes without state. A filter in between keeps it.
+    where = "" if order else " WHERE b > 0"
+    return f"SELECT {fields} FROM L{where}{order} LIMIT {n}{offset}"
+
+
+def lim(pid, title, old_q, new_q, spec, *, rule, new_out=LIM_OUT, **extra):
+    return stamped(pid, title, LIM_OUT, old_q, new_out, new_q, spec, rule=rule, tables=LIM_TABLE,
+                   lab=dict(old_seconds=10, new_seconds=10), **extra)
+
+
+pairs += [
+    lim("limit-fetch-raised", "LIMIT 5 becomes LIMIT 8", limit(5), limit(8), dict(key=[0], stamps=[1], counted=[5, 0, 8, 0]),
+        rule="limit-fetch-changed"),
+    lim("limit-fetch-lowered", "LIMIT 8 becomes LIMIT 5", limit(8), limit(5), dict(key=[0], stamps=[1], counted=[8, 0, 5, 0]),
+        rule="limit-fetch-changed"),
+    lim("limit-offset-changed", "LIMIT 5 becomes LIMIT 5 OFFSET 3", limit(5), limit(5, offset=" OFFSET 3"),
+        dict(key=[0], stamps=[1], counted=[5, 0, 5, 3]), rule="limit-offset-changed"),
+    lim("limit-fields-changed", "LIMIT 8: d selected as well", limit(8), limit(8, fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d"),
+        dict(key=[0], stamps=[1], counted=[8, 0, 8, 0]), rule="limit-fields-changed", new_out=LIM_OUT + ", d INT"),
+    lim("sortlimit-fetch-changed", "ORDER BY b DESC LIMIT 3 becomes LIMIT 5", limit(3, order=" ORDER BY b DESC"),
+        limit(5, order=" ORDER BY b DESC"), dict(key=[0], stamps=[1], top_n=True, state_meaning="changed"), rule="limit-fetch-changed",
+        note="as for Top-N: the buffer kept only the top 3 rows; ts is computed after the rank (CURRENT_TIMESTAMP), so restored rows "
+             "show no old stamp and are told by the number of rows emitted"),
+    lim("sortlimit-fields-changed", "ORDER BY b DESC LIMIT 3: d selected as well", limit(3, order=" ORDER BY b DESC"),
+        limit(3, fields="a, CAST(ts AS TIMESTAMP(3)) AS ws, b, c, d", order=" ORDER BY b DESC"),
+        dict(key=[0], stamps=[1], top_n=True, restored_values=dict(match=[V1, V2], null=K2)),
+        rule="limit-fields-changed", new_out=LIM_OUT + ", d INT"),
+]
+
+# Interval joins: widening measured again, with a longer run and in event time.
+EV_TWO = event_table("L", 2, 1) + event_table("R", 2, 1)
+
+
+def ij_rt(bound: int) -> str:
+    return ij(bound).replace("pt", "ts")
+
+
+pairs += [
+    # The new bound (5 minutes) reaches back over the whole old run and the restart: were the old
+    # rows kept, restored rows would reach back the old job's whole run, not just the old bound.
+    stamped("interval-join-bounds-widened-long", "Interval join (processing time): bound 10 s becomes 5 minutes",
+            IJ_OUT, ij(10), IJ_OUT, ij(300), dict(STAMPS, bounds=[10, 300]), rule="interval-join-bounds-changed",
+            lab=dict(old_seconds=45, new_seconds=12)),
+    stamped("interval-join-bounds-widened-rowtime", "Interval join (event time): bound 5 s becomes 5 minutes",
+            IJ_OUT, ij_rt(5), IJ_OUT, ij_rt(300), dict(STAMPS, bounds=[5, 300]), rule="interval-join-bounds-changed",
+            tables=EV_TWO, lab=dict(old_seconds=40, new_seconds=12)),
+]
+
+
+# Broader coverage of measured families (issue 17): INSERTs of a statement set reordered, and an
+# aggregate replaced by one of the same accumulator type beside two kept ones.
+pairs += [
+    ss("ss-inserts-reordered", "Statement set: the two INSERTs swapped (generated ids)", [Q_A, Q_E], [Q_E, Q_A],
+       rule="query-order-changed"),
+    ss("ss-always-inserts-reordered", "Statement set, ALWAYS uids: the two INSERTs swapped", [Q_A, Q_E], [Q_E, Q_A],
+       sets=ALWAYS, rule="query-order-changed"),
+    ga("ga-aggregate-replaced-same-type", "COUNT(*), SUM(b), MAX(b) becomes COUNT(*), SUM(b), MIN(b)",
+       "a INT, cnt BIGINT, total INT, mn INT", "SELECT a, COUNT(*), SUM(b), MIN(b) FROM MyTable GROUP BY a",
+       dict(CHANGELOG, same={1: 1, 2: 2}), old_sink="a INT, cnt BIGINT, total INT, mx INT",
+       old_query="SELECT a, COUNT(*), SUM(b), MAX(b) FROM MyTable GROUP BY a", rule="ga-aggregate-replaced"),
+]
 
 class Literal(str):
     pass

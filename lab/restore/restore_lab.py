@@ -610,6 +610,48 @@ def judge_stamped(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, st
 
     restored = [r for r in new["rows"] if oldest(r) is not None and oldest(r) < started - 0.5]
     evidence = [r["text"] for r in restored[:3]]
+    if "counted" in spec:
+        return judge_counted(spec, old, new, base)
+    if "restored_values" in spec:
+        # A projection computed after the operator (a stamp from CURRENT_TIMESTAMP) does not tell
+        # restored rows: `restored_values: {match: [columns], null: column}` finds the new job's rows
+        # whose values in `match` the old job emitted. The column the new query added (`null`, a
+        # column with nulls) filled in one of them shows the operator kept it; null in all, that it
+        # was restored without it.
+        match, null = spec["restored_values"]["match"], spec["restored_values"]["null"]
+        emitted = {key_of(r["values"], match) for r in old["rows"] if r["kind"] in ("+I", "+U")}
+        carried = [r for r in new["rows"] if key_of(r["values"], match) in emitted]
+        if carried:
+            filled = [r for r in carried if r["values"][null] is not None]
+            if filled:
+                return ("state_reused", f"{len(carried)} rows of the old job's buffer restored; {len(filled)} carry a value in "
+                        f"the column the new query added (column {null}): the operator keeps whole input rows",
+                        [r["text"] for r in carried[:3]])
+            if len(carried) >= 3:
+                return ("silently_wrong", f"{len(carried)} rows of the old job's buffer restored, all with null in the column "
+                        f"the new query added (column {null})", [r["text"] for r in carried[:3]])
+    if "restored_filter" in spec:
+        # Rows the operator buffered before the restart (their own stamp, the first, is old) that
+        # the new filter drops: `restored_filter: [column, min]` (null or below min is dropped).
+        column, low = spec["restored_filter"]
+        own = [r for r in new["rows"] if numeric(r["values"][stamps[0]]) and r["values"][stamps[0]] < started - 0.5]
+        bad = [r for r in own if not numeric(r["values"][column]) or r["values"][column] < low]
+        if bad:
+            return ("silently_wrong", f"{len(bad)} of {len(own)} rows buffered before the restart were emitted although "
+                    f"the new filter drops them (column {column} null or below {low})", [r["text"] for r in bad[:3]])
+        if own:
+            return "cannot_tell", f"{len(own)} rows buffered before the restart emitted, none that the new filter drops", evidence
+    if "max_age" in spec:
+        # MATCH_RECOGNIZE ... WITHIN: `max_age: [start, end, seconds]`; a restored match longer
+        # than the new WITHIN was kept under the old pattern's (absent) time limit.
+        start, end, limit = spec["max_age"]
+        long = [r for r in restored if numeric(r["values"][end]) and r["values"][end] - r["values"][start] > limit + 0.001]
+        if long:
+            return ("silently_wrong", f"{len(long)} restored matches span more than the new WITHIN {limit} s",
+                    [r["text"] for r in long[:3]])
+    if not restored and spec.get("empty_buffer"):
+        return ("state_reused", "restored without an error; the operator holds rows only until the next millisecond, so "
+                "there is nothing to carry over", [])
     if not restored:
         if spec.get("top_n"):
             inserted = sum(1 for r in new["rows"] if r["kind"] == "+I")
@@ -637,6 +679,28 @@ def judge_stamped(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, st
         return ("state_reused", f"{len(restored)} output rows built from restored rows, ages "
                 f"{min(ages):.1f}..{max(ages):.1f} s within the new bound", evidence)
     return "state_reused", f"{len(restored)} output rows built from restored rows", evidence
+
+
+def judge_counted(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, str, list]:
+    """LIMIT without ORDER BY keeps one counter of the rows it has seen (up to offset + fetch).
+    `counted: [old fetch, old offset, new fetch, new offset]`: a restored counter lets through only
+    the ranks beyond it; an empty state lets through the new query's whole range."""
+    old_fetch, old_offset, new_fetch, new_offset = spec["counted"]
+    inserted = sum(1 for r in new["rows"] if r["kind"] == "+I")
+    fresh = sum(1 for r in base["rows"] if r["kind"] == "+I")
+    seen = old_fetch + old_offset
+    if sum(1 for r in old["rows"] if r["kind"] == "+I") < old_fetch:
+        raise Verdict("cannot_tell", "the old job did not reach its limit")
+    continued = len([rank for rank in range(seen + 1, new_offset + new_fetch + 1) if rank > new_offset])
+    evidence = [r["text"] for r in new["rows"][:3]]
+    if fresh != new_fetch:
+        raise Verdict("cannot_tell", f"the baseline emitted {fresh} rows, not the new limit {new_fetch}")
+    if inserted == continued and continued != fresh:
+        return ("state_reused", f"the new job emitted {inserted} rows (the baseline {fresh}): it continued the old counter "
+                f"({seen} rows seen) up to the new range {new_offset + 1}..{new_offset + new_fetch}", evidence)
+    if inserted == fresh:
+        return "state_dropped", f"the new job emitted {inserted} rows, as the baseline: the counter started from zero", evidence
+    return "cannot_tell", f"the new job emitted {inserted} rows; {continued} if it continued, {fresh} from empty", evidence
 
 
 JUDGES = {"stamped": judge_stamped, "changelog": judge_changelog, "first_row": judge_first_row, "window": judge_window, "rows": judge_rows}

@@ -14,6 +14,11 @@ pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> 
             "the join condition's terms that read both inputs (or cannot be pushed into one), canonical, `=` sides ordered, sorted as a set; a temporal join's FOR SYSTEM_TIME AS OF is one of them",
         ),
         (
+            "join_keys",
+            strings(),
+            "the condition's equalities between a column of each input (what the join's state is keyed by), canonical, sorted as a set",
+        ),
+        (
             "left_input",
             strings(),
             "the columns the join carries from its left input (those used above it or in its condition), canonical",

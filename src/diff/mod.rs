@@ -24,6 +24,8 @@ pub struct QueryPair<'a> {
     pub topology_changed_elsewhere: Vec<String>,
     /// Those of them translated before this query.
     pub topology_changed_before: Vec<String>,
+    /// Its place among the queries both jobs have changed (the INSERTs were reordered).
+    pub moved_among_queries: bool,
 }
 
 pub struct OperatorPair<'a> {
@@ -97,12 +99,19 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
             sources: match_sources(old, new),
             topology_changed_elsewhere: Vec::new(),
             topology_changed_before: Vec::new(),
+            moved_among_queries: false,
         })
         .collect();
     let changes = topology::topology_changes(&pairs, old, new);
-    for ((pair, elsewhere), before) in pairs.iter_mut().zip(changes.elsewhere).zip(changes.before) {
+    for (((pair, elsewhere), before), moved) in pairs
+        .iter_mut()
+        .zip(changes.elsewhere)
+        .zip(changes.before)
+        .zip(changes.moved)
+    {
         pair.topology_changed_elsewhere = elsewhere;
         pair.topology_changed_before = before;
+        pair.moved_among_queries = moved;
     }
     pairs
 }
@@ -603,6 +612,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     facts.insert(
         "topology_changed_before".into(),
         json!(pair.topology_changed_before),
+    );
+    facts.insert(
+        "moved_among_queries".into(),
+        json!(pair.moved_among_queries),
     );
     Value::Object(facts)
 }

@@ -29,7 +29,13 @@ pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> 
                 "ONE ROW PER MATCH or ALL ROWS PER MATCH",
             ),
             ("after_match", String, "the AFTER MATCH SKIP strategy"),
-            ("pattern", String, "the PATTERN"),
+            ("pattern", String, "the PATTERN, with its WITHIN"),
+            ("pattern_body", String, "the PATTERN without its WITHIN"),
+            (
+                "within_ms",
+                Number,
+                "the PATTERN's WITHIN in milliseconds: 0 without one, -1 when its interval is not read",
+            ),
             (
                 "defines",
                 strings(),

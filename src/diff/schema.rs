@@ -391,6 +391,11 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
                 strings(),
                 "those of topology_changed_elsewhere translated before this query (earlier in the old or the new script)",
             ),
+            (
+                "moved_among_queries",
+                FactType::Bool,
+                "the query's place among the queries both jobs have changed: the INSERTs were reordered",
+            ),
         ],
         "source" => vec![
             (
@@ -528,6 +533,9 @@ pub fn coverage_group(key: &str) -> &str {
         "keys" | "window_key_position" | "window_key_positions" | "window_keys" => "keys",
         // An interval join's bounds, as text and as numbers.
         "time_bounds" | "lower_bound_ms" | "upper_bound_ms" => "time_bounds",
+        // A join's keys are terms of its condition; a pattern's body and WITHIN, parts of it.
+        "join_keys" => "conditions",
+        "pattern_body" | "within_ms" => "pattern",
         // A deduplication's input schema is its value fields, partition keys and order key.
         // Which sort keys a temporal sort selects, and so which selected columns are its other
         // fields, follows from its sort keys.

@@ -12,6 +12,8 @@ use crate::plan::{Plan, QueryPlan};
 pub struct TopologyChanges {
     pub elsewhere: Vec<Vec<String>>,
     pub before: Vec<Vec<String>>,
+    /// Per query pair: its place among the queries both jobs have changed (INSERTs reordered).
+    pub moved: Vec<bool>,
 }
 
 /// How one query's own part of the stream graph changed, if it did.
@@ -102,5 +104,33 @@ pub fn topology_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Topology
                 .collect(),
         );
     }
-    TopologyChanges { elsewhere, before }
+    TopologyChanges {
+        elsewhere,
+        before,
+        moved: moved_among_kept(&positions),
+    }
+}
+
+/// Whether each query's rank among the queries both jobs have differs between the two jobs.
+fn moved_among_kept(positions: &[Positions]) -> Vec<bool> {
+    let kept: Vec<(usize, usize, usize)> = positions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p.0?, p.1?)))
+        .collect();
+    let rank = |key: fn(&(usize, usize, usize)) -> usize| {
+        let mut order = kept.clone();
+        order.sort_by_key(key);
+        let mut ranks = vec![None; positions.len()];
+        for (r, k) in order.iter().enumerate() {
+            ranks[k.0] = Some(r);
+        }
+        ranks
+    };
+    let (old_rank, new_rank) = (rank(|k| k.1), rank(|k| k.2));
+    old_rank
+        .iter()
+        .zip(&new_rank)
+        .map(|(o, n)| o.is_some() && o != n)
+        .collect()
 }

@@ -169,6 +169,24 @@ fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
     expr.children().into_iter().for_each(|c| subtrees(c, out));
 }
 
+/// The equality terms of the condition between a column (or expression) of each input: what
+/// the join's state is keyed by. Canonical, sorted.
+fn join_keys(join: &PendingJoin, conditions: &[CExpr]) -> Vec<String> {
+    use super::join::Reads;
+    let keys: Vec<CExpr> = conditions
+        .iter()
+        .filter(|term| match term {
+            CExpr::Binary { op, left, right } if op == "=" => matches!(
+                (join.reads(left), join.reads(right)),
+                (Reads::Left, Reads::Right) | (Reads::Right, Reads::Left)
+            ),
+            _ => false,
+        })
+        .cloned()
+        .collect();
+    canonical_terms(&keys)
+}
+
 fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut carried = join.carried.clone();
     if let Some(version) = &join.version {
@@ -176,6 +194,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     }
     let used = &carried;
     let mut conditions = join.conditions.clone();
+    let keys = join_keys(&join, &conditions);
     if let (Some(version), OperatorKind::TemporalJoin) = (&join.version, join.kind) {
         // The time the versioned table is read at is part of the temporal join's condition.
         conditions.push(CExpr::Call {
@@ -204,6 +223,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut op = Operator::new(kind, node, join.span);
     op.set("join_type", json!(join.join_type));
     op.set("conditions", json!(canonical_terms(&conditions)));
+    op.set("join_keys", json!(keys));
     op.set("left_input", json!(join.left.input_fact(used)));
     if kind != OperatorKind::LookupJoin {
         op.set("right_input", json!(join.right.input_fact(used)));
@@ -225,7 +245,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         op.set("try_resolve", json!(lookup.try_resolve));
         op.set("stateful", json!(lookup.async_lookup || lookup.try_resolve));
     }
-    for fact in ["conditions", "join_type"] {
+    for fact in ["conditions", "join_keys", "join_type"] {
         op.fact_spans.insert(fact.into(), join.condition_span);
     }
     if let Some(span) = spans.selection {

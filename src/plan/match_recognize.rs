@@ -31,6 +31,37 @@ fn text(node: &impl ToString) -> String {
     crate::sql::canonical_text(&node.to_string())
 }
 
+/// The pattern without its WITHIN, and WITHIN's time in milliseconds (0 without one, -1 when
+/// its interval is not read). The pattern reads `( p ) \`WITHIN INTERVAL 'n' UNIT\``
+/// (crate::sql::flink_syntax).
+fn split_within(pattern: &str) -> (String, f64) {
+    let Some(at) = pattern.find("`WITHIN INTERVAL") else {
+        return (pattern.trim().to_string(), 0.0);
+    };
+    let body = pattern[..at].trim();
+    let body = body
+        .strip_prefix('(')
+        .and_then(|b| b.strip_suffix(')'))
+        .unwrap_or(body)
+        .trim()
+        .to_string();
+    let rest = pattern[at + "`WITHIN INTERVAL".len()..].trim_end_matches('`');
+    let mut parts = rest.split('\'');
+    let (_, value, unit) = (parts.next(), parts.next(), parts.next());
+    let unit_ms = match unit.map(|u| u.trim().trim_end_matches('`').to_ascii_uppercase()) {
+        Some(u) if u.starts_with("MILLISECOND") => 1.0,
+        Some(u) if u.starts_with("SECOND") => 1_000.0,
+        Some(u) if u.starts_with("MINUTE") => 60_000.0,
+        Some(u) if u.starts_with("HOUR") => 3_600_000.0,
+        Some(u) if u.starts_with("DAY") => 86_400_000.0,
+        _ => return (body, -1.0),
+    };
+    match value.and_then(|v| v.trim().parse::<f64>().ok()) {
+        Some(v) => (body, v * unit_ms),
+        None => (body, -1.0),
+    }
+}
+
 pub fn build(
     b: &mut Builder,
     input: Relation,
@@ -124,6 +155,9 @@ pub fn build(
             .unwrap_or_else(|| "AFTER MATCH SKIP TO NEXT ROW".into())),
     );
     op.set("pattern", json!(clause.pattern));
+    let (body, within_ms) = split_within(&clause.pattern);
+    op.set("pattern_body", json!(body));
+    op.set("within_ms", json!(within_ms));
     op.set("defines", json!(defines));
     op.set("input_schema", json!(input_schema));
     op.set_filters(&input.filters, None);
@@ -146,4 +180,23 @@ pub fn build(
     }
     b.operators.push(op);
     Ok(output)
+}
+
+#[cfg(test)]
+mod within_tests {
+    use super::split_within;
+
+    #[test]
+    fn within_is_read_apart_from_the_pattern() {
+        assert_eq!(split_within("A B+ C"), ("A B+ C".to_string(), 0.0));
+        assert_eq!(
+            split_within("( A B+ C ) `WITHIN INTERVAL '2' SECOND`"),
+            ("A B+ C".to_string(), 2_000.0)
+        );
+        assert_eq!(
+            split_within("(A B) `WITHIN INTERVAL '1' HOUR`"),
+            ("A B".to_string(), 3_600_000.0)
+        );
+        assert_eq!(split_within("(A) `WITHIN INTERVAL 'x' SECOND`").1, -1.0);
+    }
 }

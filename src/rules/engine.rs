@@ -455,8 +455,10 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             .is_some_and(|r| !r.is_empty())
         || config_changed;
     // A query can also be affected by a change elsewhere in the job: its operators' generated
-    // ids follow the job's stream graph (rules on `topology_changed_elsewhere`).
-    let neighbours_changed = !pair.topology_changed_elsewhere.is_empty();
+    // ids follow the job's stream graph and the order of its queries (rules on
+    // `topology_changed_elsewhere`, `moved_among_queries`).
+    let neighbours_changed =
+        !pair.topology_changed_elsewhere.is_empty() || pair.moved_among_queries;
     if changed || neighbours_changed {
         let fired = fire(rules, "query", &facts);
         let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
