@@ -10,7 +10,7 @@ use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let tokens = model_arguments(json_clauses(within_into_pattern(tokens)));
+    let tokens = symmetric_between(model_arguments(json_clauses(within_into_pattern(tokens))));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
     let mut closers: Vec<(Token, bool)> = Vec::new();
@@ -455,6 +455,65 @@ fn model_arguments(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         out.push(replaced(token, Token::LParen));
         out.extend(tokens[start..end].iter().cloned());
         out.push(replaced(&tokens[end - 1], Token::RParen));
+        i = end;
+    }
+    out
+}
+
+/// `x BETWEEN ASYMMETRIC a AND b` is `x BETWEEN a AND b` (the default); `x BETWEEN SYMMETRIC a
+/// AND b` (either order of the bounds) becomes `x BETWEEN SYMMETRIC(a) AND b`: sqlparser has no
+/// SYMMETRIC, and the marked bound keeps the two forms apart.
+fn symmetric_between(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+        _ => String::new(),
+    };
+    if !tokens
+        .iter()
+        .any(|t| matches!(word(t).as_str(), "SYMMETRIC" | "ASYMMETRIC"))
+    {
+        return tokens;
+    }
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let w = word(token);
+        let after_between = out
+            .iter()
+            .rev()
+            .find(|t| significant(t))
+            .is_some_and(|t| word(t) == "BETWEEN");
+        if !after_between || !matches!(w.as_str(), "SYMMETRIC" | "ASYMMETRIC") {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        }
+        if w == "ASYMMETRIC" {
+            i += 1;
+            continue;
+        }
+        // The low bound runs to the AND at this depth.
+        let mut depth = 0usize;
+        let mut end = i + 1;
+        while end < tokens.len() {
+            match &tokens[end].token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                _ if depth == 0 && word(&tokens[end]) == "AND" => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        out.push(token.clone());
+        out.push(replaced(token, Token::LParen));
+        out.extend(tokens[i + 1..end].iter().cloned());
+        out.push(replaced(
+            &tokens[end.saturating_sub(1).max(i)],
+            Token::RParen,
+        ));
         i = end;
     }
     out
