@@ -121,10 +121,10 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         let data_type = data_type(parser)?;
         // Nullability is part of Flink's column type: `VARCHAR(128) NOT NULL METADATA FROM ...`.
         parser.maybe_parse(|p| {
-            if p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL) {
-                if word_is(p, 0, "METADATA") {
-                    return Ok(());
-                }
+            let nullability =
+                p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
+            if nullability && word_is(p, 0, "METADATA") {
+                return Ok(());
             }
             p.expected("METADATA", p.peek_token())
         })?;
