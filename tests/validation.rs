@@ -103,3 +103,41 @@ fn every_error_of_the_script_is_reported_at_once_each_at_its_fault() {
         .collect();
     assert_eq!(at, vec![(2, 23), (3, 38)], "{error}");
 }
+
+#[test]
+fn a_parse_error_inside_a_subquery_case_or_array_is_reported_at_its_fault() {
+    let at = |text: &str| -> Vec<(usize, usize)> {
+        let file = SourceFile::new("q.sql", format!("{TABLE}{text}"));
+        let Err(error) = plan_script(file, &[]) else {
+            panic!("accepted: {text}")
+        };
+        error
+            .located_errors()
+            .iter()
+            .map(|e| (e.line, e.column))
+            .collect()
+    };
+    // A derived table whose TVF call lacks a comma: sqlparser reads the parenthesis again as a
+    // join and would name the subquery's first column.
+    assert_eq!(
+        at("INSERT INTO s SELECT *\nFROM (\n  SELECT window_start, COUNT(*) AS c\n  FROM TABLE(TUMBLE(TABLE t DESCRIPTOR(ts), INTERVAL '1' MINUTE))\n  GROUP BY window_start, window_end)\nWHERE c > 1;\n"),
+        vec![(5, 29)]
+    );
+    // Nested: the innermost subquery's fault.
+    assert_eq!(
+        at("INSERT INTO s SELECT * FROM (SELECT * FROM (SELECT k,\n v FROM t WHERE v > ) x) y;\n"),
+        vec![(3, 21)]
+    );
+    assert_eq!(
+        at("INSERT INTO s SELECT k, CASE WHEN v > 1 THEN 'a' WHEN v > 2 'b' END FROM t;\n"),
+        vec![(2, 61)]
+    );
+    assert_eq!(
+        at("INSERT INTO s SELECT k, ARRAY[v, , n] FROM t;\n"),
+        vec![(2, 34)]
+    );
+    assert_eq!(
+        at("INSERT INTO s SELECT k FROM t WHERE k IN (SELECT k FROM t WHERE v >);\n"),
+        vec![(2, 68)]
+    );
+}

@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{
-    ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy, Script, Statement, StatementKind,
-    TableDef, ViewDef,
+    AlterChange, ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy, Script, Statement,
+    StatementKind, TableDef, ViewDef,
 };
 use config::{Config, Origin};
 use names::NamePath;
@@ -38,6 +38,9 @@ pub struct Table {
     /// Whether the table has columns beyond those declared, known only from their use: a CTAS
     /// table (the query's columns) or one declared LIKE a table the script does not declare.
     pub open: bool,
+    /// An `ALTER TABLE` that changed the table in a way the tool does not model (its leading
+    /// words): the queries reading the table are compared as a whole.
+    pub altered: Option<String>,
 }
 
 impl Table {
@@ -195,6 +198,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     def,
                     span: statement.span,
                     open,
+                    altered: None,
                 },
             );
         }
@@ -262,6 +266,11 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             name,
         } => catalog.path.use_catalog(name.last()),
         StatementKind::Use { name, .. } => catalog.path.use_database(&name.parts),
+        StatementKind::AlterTable {
+            name,
+            change,
+            words,
+        } => alter_table(catalog, &name, change, words, statement.span),
         StatementKind::Other { words } => {
             catalog.notes.warn(
                 format!(
@@ -292,6 +301,53 @@ fn as_written(text: &str) -> String {
     cut.truncate(cut.trim_end().len());
     cut.push_str(" …");
     cut
+}
+
+/// `ALTER TABLE` as Flink applies it to a table of the script: options set or reset, the table
+/// renamed. Another change (columns, watermark, ...) marks the table altered (the queries reading
+/// it are compared as a whole); an ALTER of a table the script does not declare is read past.
+fn alter_table(
+    catalog: &mut Catalog,
+    name: &crate::sql::Name,
+    change: AlterChange,
+    words: String,
+    span: ByteSpan,
+) {
+    let identity = catalog.path.identity(&name.parts);
+    let Some(table) = catalog.tables.get_mut(&identity) else {
+        catalog.notes.warn(
+            format!("statement `{words} ...` changes a table the script does not declare: it is not modelled and was ignored"),
+            Some(span),
+        );
+        catalog.ignored.push((words, span));
+        return;
+    };
+    match change {
+        AlterChange::SetOptions(options) => {
+            for (key, value) in options {
+                match table.def.options.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = value,
+                    None => table.def.options.push((key, value)),
+                }
+            }
+        }
+        AlterChange::ResetOptions(keys) => table.def.options.retain(|(k, _)| !keys.contains(k)),
+        AlterChange::RenameTo(new_name) => {
+            if let Some(mut table) = catalog.tables.remove(&identity) {
+                let new_identity = catalog.path.identity(&new_name.parts);
+                table.def.name = new_name;
+                catalog.tables.insert(new_identity, table);
+            }
+        }
+        AlterChange::Other => {
+            catalog.notes.warn(
+                format!("statement `{words} ...` changes table `{identity}` in a way the tool does not model: the queries reading it are compared as a whole"),
+                Some(span),
+            );
+            table.altered = Some(words.clone());
+            catalog.ignored.push((words, span));
+        }
+    }
 }
 
 /// `CREATE TABLE t (...) WITH (...) LIKE base (options)`, merged as Flink documents it: the

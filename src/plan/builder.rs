@@ -983,6 +983,13 @@ impl<'a> Builder<'a> {
             format!("{name}#{scans}")
         };
         if let Some(table) = self.catalog.tables.get(name) {
+            if let Some(words) = &table.altered {
+                return Err(Error::unmodelled(
+                    self.file,
+                    span,
+                    format!("a table changed by `{words} ...`"),
+                ));
+            }
             let columns = table_columns(&mut self.converter(), table, &instance, Some(name))?;
             // Columns a CTAS query (or an undeclared LIKE base) gives the table come from use.
             let open_tables = if table.open {

@@ -434,6 +434,36 @@ impl<'a> Converter<'a> {
             {
                 self.subquery(rel, expr, query)?
             }
+            // `x > ANY (subquery)`, `x = ALL (subquery)`: the comparison with the subquery's
+            // lineage (SOME is ANY).
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            }
+            | Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } if matches!(right.as_ref(), Expr::Subquery(q) if self
+                .subqueries
+                .contains_key(&super::subquery::key(self.span(q.as_ref())))) =>
+            {
+                let quantifier = if matches!(expr, Expr::AllOp { .. }) {
+                    "ALL"
+                } else {
+                    "ANY"
+                };
+                let subquery = match right.as_ref() {
+                    Expr::Subquery(query) => self.subquery(rel, right, query)?,
+                    other => self.lineage(rel, other)?,
+                };
+                CExpr::Call {
+                    name: format!("{compare_op} {quantifier} SUBQUERY"),
+                    args: vec![self.lineage(rel, left)?, subquery],
+                }
+            }
             Expr::Subquery(_)
             | Expr::Exists { .. }
             | Expr::In {

@@ -4,7 +4,7 @@
 //! change is `unknown`, naming the construct. The rest of the job is judged as usual.
 
 use super::{source_table, Operator, OperatorKind, QueryPlan};
-use crate::catalog::{Catalog, QueryStatement};
+use crate::catalog::{names::NamePath, Catalog, QueryStatement};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{canonical_text, dialect::FlinkDialect};
@@ -24,7 +24,7 @@ pub fn opaque_query(
     at: ByteSpan,
 ) -> QueryPlan {
     let query_text = statement.query.to_string();
-    let lineage = Lineage::of(catalog, file, &query_text);
+    let lineage = Lineage::of(catalog, file, &statement.path, &query_text);
     let mut fingerprint = vec![canonical_text(&query_text)];
     fingerprint.extend(lineage.definitions.values().cloned());
     let fingerprint = fingerprint.join(" ;; ");
@@ -44,12 +44,12 @@ pub fn opaque_query(
     let reads: BTreeSet<(String, String)> = lineage
         .tables
         .iter()
-        .filter_map(|t| catalog.tables.get(t))
-        .flat_map(|t| {
+        .filter_map(|identity| catalog.tables.get(identity).map(|t| (identity, t)))
+        .flat_map(|(identity, t)| {
             t.def
                 .columns
                 .iter()
-                .map(|c| (t.name().to_string(), c.name.clone()))
+                .map(|c| (identity.clone(), c.name.clone()))
         })
         .collect();
     let sink_table = statement
@@ -91,50 +91,124 @@ struct Lineage {
 }
 
 impl Lineage {
-    fn of(catalog: &Catalog, file: &SourceFile, text: &str) -> Lineage {
+    fn of(catalog: &Catalog, file: &SourceFile, path: &NamePath, text: &str) -> Lineage {
         let mut lineage = Lineage::default();
-        lineage.read(catalog, file, text, 0);
+        lineage.read(catalog, file, path, text, 0);
         lineage
     }
 
-    fn read(&mut self, catalog: &Catalog, file: &SourceFile, text: &str, depth: usize) {
+    /// Reads the names in `text` (each dotted name resolved from `path`, the catalog and
+    /// database current where the text is declared, as Flink resolves it).
+    fn read(
+        &mut self,
+        catalog: &Catalog,
+        file: &SourceFile,
+        path: &NamePath,
+        text: &str,
+        depth: usize,
+    ) {
         if depth > crate::limits::MAX_VIEW_DEPTH {
             return;
         }
         let Ok(tokens) = Tokenizer::new(&FlinkDialect, text).tokenize() else {
             return;
         };
-        for word in tokens.iter().filter_map(|t| match t {
-            Token::Word(w) => Some(w.value.as_str()),
-            _ => None,
-        }) {
-            let key = format!("view {word}");
-            if let Some(view) = catalog.views.get(word) {
-                if let Entry::Vacant(slot) = self.definitions.entry(key) {
-                    let text = view.def.query.to_string();
-                    slot.insert(format!(
-                        "{word}({}) AS {}",
-                        view.def.columns.join(", "),
-                        canonical_text(&text)
-                    ));
-                    self.read(catalog, file, &text, depth + 1);
+        for name in dotted_names(&tokens) {
+            // `db.t`, `t.column`, `alias.column.field`: the longest leading part that names an
+            // object of the catalog is the object read.
+            let Some(found) = (1..=name.len().min(3))
+                .rev()
+                .find_map(|k| self.object(catalog, path, &name[..k]))
+            else {
+                continue;
+            };
+            match found {
+                Object::View(identity) => {
+                    let key = format!("view {identity}");
+                    let Some(view) = catalog.views.get(&identity) else {
+                        continue;
+                    };
+                    if let Entry::Vacant(slot) = self.definitions.entry(key) {
+                        let text = view.def.query.to_string();
+                        slot.insert(format!(
+                            "{identity}({}) AS {}",
+                            view.def.columns.join(", "),
+                            canonical_text(&text)
+                        ));
+                        self.read(catalog, file, &view.path, &text, depth + 1);
+                    }
                 }
-            } else if let Some(table) = catalog.tables.get(word) {
-                if !self.tables.iter().any(|t| t == word) {
-                    self.tables.push(word.to_string());
+                Object::Table(identity) => {
+                    if self.tables.contains(&identity) {
+                        continue;
+                    }
+                    let Some(table) = catalog.tables.get(&identity) else {
+                        continue;
+                    };
                     let ddl = file
                         .text
                         .get(table.span.start..table.span.end)
                         .unwrap_or("");
-                    self.definitions
-                        .insert(format!("table {word}"), canonical_text(ddl));
+                    // Options as an ALTER TABLE left them.
+                    self.definitions.insert(
+                        format!("table {identity}"),
+                        format!("{} {:?}", canonical_text(ddl), table.def.options),
+                    );
+                    self.tables.push(identity);
                 }
-            } else if let Some(function) = catalog.function(word) {
-                self.definitions.insert(
-                    format!("function {}", word.to_uppercase()),
-                    format!("{} {:?}", function.def.class, function.def.language),
-                );
+                Object::Function(word) => {
+                    if let Some(function) = catalog.function(&word) {
+                        self.definitions.insert(
+                            format!("function {}", word.to_uppercase()),
+                            format!("{} {:?}", function.def.class, function.def.language),
+                        );
+                    }
+                }
             }
         }
     }
+
+    fn object(&self, catalog: &Catalog, path: &NamePath, parts: &[String]) -> Option<Object> {
+        let identity = path.identity(parts);
+        if catalog.views.contains_key(&identity) {
+            Some(Object::View(identity))
+        } else if catalog.tables.contains_key(&identity) {
+            Some(Object::Table(identity))
+        } else {
+            let last = parts.last()?;
+            catalog
+                .function(last)
+                .map(|_| Object::Function(last.clone()))
+        }
+    }
+}
+
+enum Object {
+    View(String),
+    Table(String),
+    Function(String),
+}
+
+/// The dotted names of a token stream (`a`, `db.t`, `` `c`.`db`.`t` ``), each as its parts.
+fn dotted_names(tokens: &[Token]) -> Vec<Vec<String>> {
+    let mut names: Vec<Vec<String>> = Vec::new();
+    let mut after_period = false;
+    for token in tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))) {
+        match token {
+            Token::Word(w) => {
+                match names.last_mut() {
+                    Some(name) if after_period => name.push(w.value.clone()),
+                    _ => names.push(vec![w.value.clone()]),
+                }
+                after_period = false;
+            }
+            Token::Period => after_period = true,
+            _ => {
+                after_period = false;
+                names.push(Vec::new());
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
 }

@@ -120,6 +120,15 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         }
     } else {
         let data_type = data_type(parser)?;
+        // Nullability is part of Flink's column type: `VARCHAR(128) NOT NULL METADATA FROM ...`.
+        parser.maybe_parse(|p| {
+            let nullability =
+                p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
+            if nullability && word_is(p, 0, "METADATA") {
+                return Ok(());
+            }
+            p.expected("METADATA", p.peek_token())
+        })?;
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
             let key = if parser.parse_keyword(Keyword::FROM) {

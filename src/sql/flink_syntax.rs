@@ -10,7 +10,7 @@ use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let tokens = json_clauses(within_into_pattern(tokens));
+    let tokens = symmetric_between(model_arguments(json_clauses(within_into_pattern(tokens))));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
     let mut closers: Vec<(Token, bool)> = Vec::new();
@@ -317,6 +317,32 @@ fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         match w.as_str() {
             "KEY" if pairs => {}
             "VALUE" if pairs => out.push(comma(token)),
+            // JSON_QUERY: `WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER`, `WITHOUT [ARRAY] WRAPPER`.
+            "WITH" | "WITHOUT" if wrapper_words(&next_word, i).is_some() => {
+                let words = wrapper_words(&next_word, i).unwrap_or_default();
+                out.push(comma(token));
+                out.push(text(&format!("{w} {}", words.join(" ")), token));
+                skip = words.len();
+            }
+            // JSON_QUERY: `EMPTY ARRAY ON EMPTY`, `EMPTY OBJECT ON ERROR`.
+            "EMPTY"
+                if matches!(next_word(i, 1).as_str(), "ARRAY" | "OBJECT")
+                    && next_word(i, 2) == "ON"
+                    && matches!(next_word(i, 3).as_str(), "EMPTY" | "ERROR") =>
+            {
+                out.push(comma(token));
+                out.push(text(
+                    &format!("EMPTY {} ON {}", next_word(i, 1), next_word(i, 3)),
+                    token,
+                ));
+                skip = 3;
+            }
+            // JSON_EXISTS: `TRUE | FALSE | UNKNOWN ON ERROR`.
+            "TRUE" | "FALSE" | "UNKNOWN" if on && target == "ERROR" => {
+                out.push(comma(token));
+                out.push(text(&format!("{w} ON ERROR"), token));
+                skip = 2;
+            }
             "NULL" | "ABSENT" | "ERROR" | "EMPTY"
                 if on && matches!(target.as_str(), "NULL" | "EMPTY" | "ERROR") =>
             {
@@ -370,6 +396,125 @@ fn json_clauses(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             }
             _ => out.push(token.clone()),
         }
+    }
+    out
+}
+
+/// The words after `WITH` / `WITHOUT` (at `at`) up to and including `WRAPPER`, when they are
+/// a JSON_QUERY wrapper clause.
+fn wrapper_words(next_word: &dyn Fn(usize, usize) -> String, at: usize) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    for n in 1..=3 {
+        let word = next_word(at, n);
+        match word.as_str() {
+            "WRAPPER" => {
+                words.push(word);
+                return Some(words);
+            }
+            "CONDITIONAL" | "UNCONDITIONAL" | "ARRAY" => words.push(word),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A model argument of a call (`ML_PREDICT(TABLE t, MODEL m, DESCRIPTOR(c))`, Flink 2.x) as
+/// the call `MODEL(m)`: sqlparser has no model arguments; the query holding it is compared as a
+/// whole.
+fn model_arguments(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_model = |t: &TokenWithSpan| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("MODEL"));
+    if !tokens.iter().any(is_model) {
+        return tokens;
+    }
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 4);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let previous = out.iter().rev().find(|t| significant(t)).map(|t| &t.token);
+        let opens = matches!(previous, Some(Token::LParen | Token::Comma | Token::RArrow));
+        let name_at = tokens[i + 1..]
+            .iter()
+            .position(significant)
+            .map(|p| i + 1 + p)
+            .filter(|&n| matches!(tokens[n].token, Token::Word(_)));
+        let (true, true, Some(start)) = (is_model(token), opens, name_at) else {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        };
+        // The dotted name after MODEL.
+        let mut end = start + 1;
+        while end + 1 < tokens.len()
+            && tokens[end].token == Token::Period
+            && matches!(tokens[end + 1].token, Token::Word(_))
+        {
+            end += 2;
+        }
+        out.push(token.clone());
+        out.push(replaced(token, Token::LParen));
+        out.extend(tokens[start..end].iter().cloned());
+        out.push(replaced(&tokens[end - 1], Token::RParen));
+        i = end;
+    }
+    out
+}
+
+/// `x BETWEEN ASYMMETRIC a AND b` is `x BETWEEN a AND b` (the default); `x BETWEEN SYMMETRIC a
+/// AND b` (either order of the bounds) becomes `x BETWEEN SYMMETRIC(a) AND b`: sqlparser has no
+/// SYMMETRIC, and the marked bound keeps the two forms apart.
+fn symmetric_between(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_uppercase(),
+        _ => String::new(),
+    };
+    if !tokens
+        .iter()
+        .any(|t| matches!(word(t).as_str(), "SYMMETRIC" | "ASYMMETRIC"))
+    {
+        return tokens;
+    }
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let w = word(token);
+        let after_between = out
+            .iter()
+            .rev()
+            .find(|t| significant(t))
+            .is_some_and(|t| word(t) == "BETWEEN");
+        if !after_between || !matches!(w.as_str(), "SYMMETRIC" | "ASYMMETRIC") {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        }
+        if w == "ASYMMETRIC" {
+            i += 1;
+            continue;
+        }
+        // The low bound runs to the AND at this depth.
+        let mut depth = 0usize;
+        let mut end = i + 1;
+        while end < tokens.len() {
+            match &tokens[end].token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                _ if depth == 0 && word(&tokens[end]) == "AND" => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        out.push(token.clone());
+        out.push(replaced(token, Token::LParen));
+        out.extend(tokens[i + 1..end].iter().cloned());
+        out.push(replaced(
+            &tokens[end.saturating_sub(1).max(i)],
+            Token::RParen,
+        ));
+        i = end;
     }
     out
 }

@@ -2,6 +2,7 @@
 
 pub mod ddl;
 pub mod dialect;
+pub mod fault;
 pub mod flink_syntax;
 pub mod match_input;
 pub mod parse;

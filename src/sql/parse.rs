@@ -122,6 +122,7 @@ fn parser_over(dialect: &FlinkDialect, mut tokens: Vec<TokenWithSpan>) -> Parser
 
 /// Converts a sqlparser error into a diagnostic at the position it names (or the statement).
 pub fn parser_error(file: &SourceFile, statement: ByteSpan, error: ParserError) -> Error {
+    let error = super::fault::locate(file, statement, error);
     let (message, span) = match &error {
         ParserError::RecursionLimitExceeded => (
             format!("the SQL is nested too deeply (more than {MAX_SQL_NESTING} levels)"),
@@ -216,6 +217,16 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
                 _ => StatementKind::Other {
                     words: words.join(" "),
                 },
+            }
+        }
+        ["ALTER", "TABLE", ..] => {
+            let words = words.join(" ");
+            let mut parser = parser_for(&dialect, raw);
+            let (name, change) = parse_alter_table(file, &mut parser).map_err(fail)?;
+            StatementKind::AlterTable {
+                name,
+                change,
+                words,
             }
         }
         ["USE", "MODULES", ..] => StatementKind::Other {
@@ -365,6 +376,42 @@ fn parse_create_function(
         temporary,
         resources,
     })
+}
+
+/// `ALTER TABLE [IF EXISTS] name` and the change: options set or reset and renames are read,
+/// any other change (columns, watermark, constraints, ...) is `Other`, read past.
+fn parse_alter_table(
+    file: &SourceFile,
+    parser: &mut Parser,
+) -> Result<(Name, AlterChange), ParserError> {
+    parser.expect_keyword(Keyword::ALTER)?;
+    parser.expect_keyword(Keyword::TABLE)?;
+    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
+    let name = name_of(file, &parser.parse_object_name(false)?);
+    let modelled = parser.maybe_parse(|p| {
+        let change = if p.parse_keyword(Keyword::SET) {
+            p.expect_token(&Token::LParen)?;
+            let options = p.parse_comma_separated(|p| {
+                let key = p.parse_literal_string()?;
+                p.expect_token(&Token::Eq)?;
+                Ok((key, p.parse_literal_string()?))
+            })?;
+            p.expect_token(&Token::RParen)?;
+            AlterChange::SetOptions(options)
+        } else if p.parse_keyword(Keyword::RESET) {
+            p.expect_token(&Token::LParen)?;
+            let keys = p.parse_comma_separated(|p| p.parse_literal_string())?;
+            p.expect_token(&Token::RParen)?;
+            AlterChange::ResetOptions(keys)
+        } else if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
+            AlterChange::RenameTo(name_of(file, &p.parse_object_name(false)?))
+        } else {
+            return p.expected("SET, RESET or RENAME TO", p.peek_token());
+        };
+        expect_end(p)?;
+        Ok(change)
+    })?;
+    Ok((name, modelled.unwrap_or(AlterChange::Other)))
 }
 
 fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, ParserError> {

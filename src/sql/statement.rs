@@ -29,10 +29,30 @@ pub enum StatementKind {
         catalog: bool,
         name: Name,
     },
+    /// `ALTER TABLE [IF EXISTS] name ...`: the change, as far as the tool models it.
+    AlterTable {
+        name: Name,
+        change: AlterChange,
+        /// The leading words, for messages.
+        words: String,
+    },
     /// A statement the tool reads past without modelling it (DROP, SHOW, USE MODULES, ...).
     Other {
         words: String,
     },
+}
+
+/// What an `ALTER TABLE` does to the table, as Flink documents it.
+#[derive(Debug, Clone)]
+pub enum AlterChange {
+    /// `SET ('k' = 'v', ...)`: options set or replaced.
+    SetOptions(Vec<(String, String)>),
+    /// `RESET ('k', ...)`: options removed.
+    ResetOptions(Vec<String>),
+    /// `RENAME TO new_name`.
+    RenameTo(Name),
+    /// Columns, watermark, constraints, distribution, ...: not modelled.
+    Other,
 }
 
 /// A name as written, without quotes; identifiers are case-sensitive as in Flink.
