@@ -334,7 +334,13 @@ fn alter_table(
         AlterChange::ResetOptions(keys) => table.def.options.retain(|(k, _)| !keys.contains(k)),
         AlterChange::RenameTo(new_name) => {
             if let Some(mut table) = catalog.tables.remove(&identity) {
-                let new_identity = catalog.path.identity(&new_name.parts);
+                // Flink renames the table within its own database: only the new name's last
+                // part counts (Catalog#renameTable takes an object name).
+                let mut parts = name.parts.clone();
+                if let (Some(last), Some(new_last)) = (parts.last_mut(), new_name.parts.last()) {
+                    *last = new_last.clone();
+                }
+                let new_identity = catalog.path.identity(&parts);
                 table.def.name = new_name;
                 catalog.tables.insert(new_identity, table);
             }

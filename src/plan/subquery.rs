@@ -70,10 +70,13 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
     if let GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());
     }
-    let read: Vec<String> = referenced_columns(outer, exprs, wildcard)
+    let mut read: Vec<String> = referenced_columns(outer, exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();
+    // A set: the order the table declares its columns in is not what the join compares.
+    read.sort();
+    read.dedup();
     let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
     for subquery in found {
         let description = format!("{} of ({rows}) with ({})", subquery.kind, subquery.lineage);
