@@ -99,16 +99,7 @@ fn main_of(page: &str) -> &str {
 }
 
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = format!("tests/snapshots/{name}.html");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).expect("write the snapshot");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        expected == actual,
-        "{path} differs (UPDATE_SNAPSHOTS=1 to accept):\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
+    support::snapshot::assert_snapshot(&format!("tests/snapshots/{name}.html"), actual);
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! verdict line, findings with labelled snippets, the state table, warnings and assumptions.
 //! Run with `UPDATE_SNAPSHOTS=1` to rewrite a snapshot after an intended change.
 
+#[allow(dead_code)]
+mod support;
+
 use flink_compat::cases;
 use flink_compat::check::check;
 use flink_compat::report::human::{self, Style};
@@ -32,16 +35,7 @@ fn case_pair(path: &str) -> (SourceFile, SourceFile) {
 }
 
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = format!("tests/snapshots/{name}.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).expect("write the snapshot");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        expected == actual,
-        "{path} differs (UPDATE_SNAPSHOTS=1 to accept):\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
+    support::snapshot::assert_snapshot(&format!("tests/snapshots/{name}.txt"), actual);
 }
 
 #[test]

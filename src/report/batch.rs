@@ -8,14 +8,16 @@ use crate::batch::JobStatus;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-fn job_title(job: &JobResult) -> String {
+/// A job's path, with how it changed (and its old path when renamed).
+pub(super) fn job_title(job: &JobResult) -> String {
     match &job.job.old_path {
         Some(old) => format!("{} ({} from {old})", job.job.path, job.job.status.words()),
         None => format!("{} ({})", job.job.path, job.job.status.words()),
     }
 }
 
-fn error_text(error: &crate::error::Error) -> String {
+/// An error as plain text, as the terminal shows it.
+pub(super) fn error_text(error: &crate::error::Error) -> String {
     let mut text = String::new();
     let handler =
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())

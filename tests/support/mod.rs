@@ -4,3 +4,4 @@ pub mod cli;
 pub mod deployment;
 pub mod repo;
 pub mod schema;
+pub mod snapshot;

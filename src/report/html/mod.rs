@@ -10,7 +10,7 @@ pub mod fate;
 mod graph;
 
 use super::{query_title, same_finding, Finding, NoteReport, QueryReport, QueryStatus, Report};
-use crate::batch::run::{Batch, JobResult, Outcome};
+use crate::batch::run::{Batch, Outcome};
 use crate::notes::NoteKind;
 use crate::report::human::verdict_words;
 use crate::source::SourceFile;
@@ -609,26 +609,6 @@ pub fn render(report: &Report, files: &[&SourceFile]) -> String {
     )
 }
 
-fn job_words(job: &JobResult) -> String {
-    match &job.job.old_path {
-        Some(old) => format!("{} ({} from {old})", job.job.path, job.job.status.words()),
-        None => format!("{} ({})", job.job.path, job.job.status.words()),
-    }
-}
-
-/// An error as plain text, as the terminal shows it.
-fn error_text(error: &crate::error::Error) -> String {
-    let mut text = String::new();
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_links(false)
-            .with_width(100);
-    if handler.render_report(&mut text, error).is_err() {
-        text = error.to_string();
-    }
-    text
-}
-
 /// The page of a run over many jobs: the run's verdict, a table of the jobs, then each job.
 pub fn render_batch(batch: &Batch) -> String {
     let mut body = String::from("<main>\n<header>\n<h1>flink-compat report</h1>\n");
@@ -650,7 +630,7 @@ pub fn render_batch(batch: &Batch) -> String {
             body,
             "<tr><td><a href=\"#j{}\">{}</a></td><td>{verdict}</td></tr>",
             n + 1,
-            escape(&job_words(job))
+            escape(&super::batch::job_title(job))
         );
     }
     body.push_str("</tbody></table>\n</nav>\n");
@@ -666,7 +646,7 @@ pub fn render_batch(batch: &Batch) -> String {
         let _ = writeln!(
             body,
             "<article class=\"job\" id=\"{id}\" aria-labelledby=\"{id}-h\">\n<h2 id=\"{id}-h\">{}</h2>",
-            escape(&job_words(job))
+            escape(&super::batch::job_title(job))
         );
         match &job.outcome {
             Outcome::Checked(report) => {
@@ -679,7 +659,7 @@ pub fn render_batch(batch: &Batch) -> String {
                 let _ = writeln!(
                     body,
                     "<div class=\"verdict error\" role=\"status\"><strong>ERROR</strong> <span>the job could not be checked</span></div>\n<pre class=\"error-text\">{}</pre>",
-                    escape(&error_text(error))
+                    escape(&super::batch::error_text(error))
                 );
             }
             Outcome::NotChecked => {
@@ -703,7 +683,7 @@ pub fn render_batch(batch: &Batch) -> String {
 pub fn render_error(error: &crate::error::Error) -> String {
     let body = format!(
         "<main>\n<header>\n<h1>flink-compat report</h1>\n<div class=\"verdict error\" role=\"status\"><strong>ERROR</strong> <span>no verdict: the check could not run</span></div>\n</header>\n<pre class=\"error-text\">{}</pre>\n</main>\n",
-        escape(&error_text(error))
+        escape(&super::batch::error_text(error))
     );
     page("flink-compat: error", &body)
 }
