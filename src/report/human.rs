@@ -112,15 +112,6 @@ fn words(text: &str) -> String {
     text.replace('_', " ")
 }
 
-fn status_words(status: QueryStatus) -> &'static str {
-    match status {
-        QueryStatus::Unchanged => "unchanged",
-        QueryStatus::Changed => "changed",
-        QueryStatus::Added => "added",
-        QueryStatus::Removed => "removed",
-    }
-}
-
 /// Renders a diagnostic, indented under its query.
 fn diagnostic(out: &mut String, style: Style, item: &Item) {
     let mut text = String::new();
@@ -254,11 +245,7 @@ fn query_name(query: &QueryReport) -> String {
 
 /// The operator, its Flink node when the line has room for it, its status and verdict.
 fn operator_line(out: &mut String, op: &OperatorReport, width: usize) {
-    let tail = format!(
-        "({}): {}",
-        status_words(op.status),
-        words(op.verdict.name())
-    );
+    let tail = format!("({}): {}", op.status.words(), words(op.verdict.name()));
     let full = format!("  {} [{}] {tail}", op.kind, op.flink_node);
     let line = if full.chars().count() <= width {
         full
@@ -323,7 +310,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
             out,
             "\n{} ({}): {}",
             super::query_title(&query_name(query)),
-            status_words(query.status),
+            query.status.words(),
             words(query.verdict.name())
         );
         let own: Vec<&Finding> = query
@@ -358,7 +345,7 @@ fn findings(out: &mut String, report: &Report, files: &[&SourceFile], style: Sty
                 out,
                 "  source table {} ({}): {}\n",
                 source.table.as_deref().unwrap_or_default(),
-                status_words(source.status),
+                source.status.words(),
                 words(source.verdict.name())
             );
             for f in source.findings.iter().filter(|f| !is_shared(query, f)) {

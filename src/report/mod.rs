@@ -42,6 +42,18 @@ pub enum QueryStatus {
     Removed,
 }
 
+impl QueryStatus {
+    /// The status as the reports write it.
+    pub fn words(self) -> &'static str {
+        match self {
+            QueryStatus::Unchanged => "unchanged",
+            QueryStatus::Changed => "changed",
+            QueryStatus::Added => "added",
+            QueryStatus::Removed => "removed",
+        }
+    }
+}
+
 /// How a query is named in prose: `query orders_out`, and a bare query `query #2` (its name
 /// already says it is a query).
 pub fn query_title(name: &str) -> String {

@@ -75,15 +75,6 @@ impl Node<'_> {
     }
 }
 
-fn status_words(status: QueryStatus) -> &'static str {
-    match status {
-        QueryStatus::Unchanged => "unchanged",
-        QueryStatus::Changed => "changed",
-        QueryStatus::Added => "added",
-        QueryStatus::Removed => "removed",
-    }
-}
-
 fn status_class(status: Option<QueryStatus>) -> &'static str {
     match status {
         Some(QueryStatus::Added) => " status-added",
@@ -98,7 +89,7 @@ fn operator_node<'r>(query: &'r QueryReport, op: &'r OperatorReport) -> Node<'r>
         Some(table) => ("node source", format!("source {table}")),
         None => ("node operator", words(&op.kind)),
     };
-    let subtitle = format!("{} · {}", status_words(op.status), words(op.verdict.name()));
+    let subtitle = format!("{} · {}", op.status.words(), words(op.verdict.name()));
     Node {
         class,
         tooltip: format!("{title} [{}]: {subtitle}", op.flink_node),
@@ -123,11 +114,7 @@ fn sink_node(query: &QueryReport) -> Node<'static> {
         class: "node sink",
         tooltip: title.clone(),
         title,
-        subtitle: format!(
-            "{} · {}",
-            status_words(query.status),
-            words(query.verdict.name())
-        ),
+        subtitle: format!("{} · {}", query.status.words(), words(query.verdict.name())),
         items: Vec::new(),
         status: Some(query.status),
     }

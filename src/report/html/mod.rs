@@ -44,15 +44,6 @@ fn words(text: &str) -> String {
     text.replace(['_', ':'], " ")
 }
 
-fn status_words(status: QueryStatus) -> &'static str {
-    match status {
-        QueryStatus::Unchanged => "unchanged",
-        QueryStatus::Changed => "changed",
-        QueryStatus::Added => "added",
-        QueryStatus::Removed => "removed",
-    }
-}
-
 fn badge(verdict: Verdict) -> String {
     format!(
         "<span class=\"badge v-{}\">{}</span>",
@@ -320,7 +311,7 @@ impl Job<'_> {
             "<section class=\"query v-{}\" id=\"{id}\" aria-labelledby=\"{id}-h\">\n<{h} id=\"{id}-h\">{} <span class=\"status\">({})</span> {}</{h}>",
             query.verdict.name(),
             escape(&query_title(&query_display(query))),
-            status_words(query.status),
+            query.status.words(),
             badge(query.verdict)
         );
         let finding_id = |f: &Finding| self.ids.finding(f);
@@ -537,7 +528,7 @@ impl Job<'_> {
                     "<tr><td><a href=\"#{p}q{}\">{}</a></td><td>{}</td><td>{}</td></tr>",
                     n + 1,
                     escape(&query_display(q)),
-                    status_words(q.status),
+                    q.status.words(),
                     badge(q.verdict)
                 );
             }
