@@ -13,7 +13,7 @@ use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::Operator;
 use crate::source::ByteSpan;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A regular join already planned, which a WHERE of a query above it (through subqueries, CTEs
@@ -68,16 +68,7 @@ impl PlannedJoin {
         if pushed.is_empty() {
             return;
         }
-        let mut filters: Vec<String> = op
-            .facts
-            .get("filters")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut filters = op.strings("filters");
         filters.extend(canonical_terms(&pushed));
         filters.sort();
         filters.dedup();

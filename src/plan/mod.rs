@@ -160,6 +160,19 @@ impl Operator {
             || self.facts.get("stateful") == Some(&Value::Bool(true))
     }
 
+    /// A fact that is a list of strings (e.g. `filters`), empty when absent.
+    pub fn strings(&self, key: &str) -> Vec<String> {
+        self.facts
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub fn set(&mut self, key: &str, value: Value) {
         self.facts.insert(key.to_string(), value);
     }

@@ -6,7 +6,7 @@ use super::expr::CExpr;
 use super::join_nulls::PlannedJoin;
 use super::Operator;
 use crate::source::ByteSpan;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeSet;
 
 /// A group aggregate already planned, and the values it computes (what is not a key).
@@ -42,16 +42,7 @@ pub fn push_down(
     };
     if let Some(op) = aggregate.and_then(|a| operators.get_mut(a.operator)) {
         if !reaching.is_empty() {
-            let mut filters: Vec<String> = op
-                .facts
-                .get("filters")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let mut filters = op.strings("filters");
             for term in &reaching {
                 let canonical = term.canonical();
                 if !filters.contains(&canonical) {
