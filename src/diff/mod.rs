@@ -2,9 +2,6 @@
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
 pub mod item_facts;
-pub mod join_facts;
-pub mod other_facts;
-pub mod ranking_facts;
 pub mod relations;
 pub mod schema;
 pub mod script_facts;

@@ -11,11 +11,14 @@ use super::{
 use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
+use crate::facts::aggregate::Aggregates;
+use crate::facts::operators::OpaqueFacts;
+use crate::facts::ranking::FiltersAfter;
+use crate::facts::Filters;
 use crate::limits::MAX_VIEW_DEPTH;
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
-use serde_json::json;
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
     SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
@@ -467,7 +470,9 @@ impl<'a> Builder<'a> {
                         op.kind,
                         OperatorKind::Deduplicate | OperatorKind::TopN | OperatorKind::WindowTopN
                     ) {
-                        op.set("filters_after", json!(after));
+                        op.put(&FiltersAfter {
+                            filters_after: Some(after.clone()),
+                        });
                         op.fact_spans.insert("filters_after".into(), where_span);
                     }
                 }
@@ -575,17 +580,7 @@ impl<'a> Builder<'a> {
             .filter(|c| matches!(c.expr, CExpr::Derived(_)))
             .map(|c| c.expr.canonical())
             .collect();
-        let aggregates: Vec<String> = self.operators[operator]
-            .facts
-            .get("aggregates")
-            .and_then(serde_json::Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-        computed.extend(aggregates);
+        computed.extend(self.operators[operator].read::<Aggregates>().aggregates);
         let planned = pushdown::PlannedAggregate { operator, computed };
         if let Some(having) = &select.having {
             let terms = self.converter().expr(input, having)?.conjuncts();
@@ -1075,9 +1070,11 @@ impl<'a> Builder<'a> {
         reason: &str,
     ) {
         let mut op = Operator::new(OperatorKind::Opaque, node, span);
-        op.set("flink_kind", json!(kind));
-        op.set("fingerprint", json!(description));
-        op.set("reason", json!(reason));
+        op.put(&OpaqueFacts {
+            flink_kind: kind.to_string(),
+            fingerprint: description,
+            reason: reason.to_string(),
+        });
         op.fact_spans.insert("fingerprint".into(), span);
         self.operators.push(op);
     }
@@ -1352,17 +1349,7 @@ pub fn referenced_columns<'e>(
 /// Each filter term of the operator points at the WHERE clause it comes from, so a finding
 /// about an added or removed filter shows that clause, even inside a view.
 fn point_filters_at_their_where(op: &mut Operator, spans: &BTreeMap<String, ByteSpan>) {
-    let terms: Vec<String> = op
-        .facts
-        .get("filters")
-        .and_then(serde_json::Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    for term in terms {
+    for term in op.read::<Filters>().filters {
         if let Some(span) = spans.get(&term) {
             op.item_spans.entry(term).or_insert(*span);
         }

@@ -5,10 +5,10 @@
 
 use super::{source_table, Operator, OperatorKind, QueryPlan};
 use crate::catalog::{names::NamePath, Catalog, QueryStatement};
+use crate::facts::operators::OpaqueFacts;
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{canonical_text, dialect::FlinkDialect};
-use serde_json::json;
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,12 +29,11 @@ pub fn opaque_query(
     fingerprint.extend(lineage.definitions.values().cloned());
     let fingerprint = fingerprint.join(" ;; ");
     let mut op = Operator::new(OperatorKind::Opaque, "stream-exec-query", statement.span);
-    op.set("flink_kind", json!("query"));
-    op.set("fingerprint", json!(fingerprint));
-    op.set(
-        "reason",
-        json!(format!("it uses {construct}, compared as a whole")),
-    );
+    op.put(&OpaqueFacts {
+        flink_kind: "query".into(),
+        fingerprint,
+        reason: format!("it uses {construct}, compared as a whole"),
+    });
     op.fact_spans.insert("fingerprint".into(), at);
     notes.assume(
         format!("this query uses {construct}, which the tool does not model: it is compared as a whole, by its lineage"),

@@ -12,6 +12,7 @@ use super::scope::{looks_like_time, Relation};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
 use crate::error::Result;
+use crate::facts::operators::OpaqueFacts;
 use crate::source::ByteSpan;
 use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableFactor, TableVersion};
 use std::collections::BTreeSet;
@@ -81,7 +82,8 @@ impl OpaqueJoin {
     pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr]) {
         self.terms.extend(where_terms.iter().map(CExpr::canonical));
         if let Some(op) = b.operators.get_mut(self.operator) {
-            op.set("fingerprint", serde_json::json!(self.fingerprint()));
+            let fingerprint = self.fingerprint();
+            op.update(|facts: &mut OpaqueFacts| facts.fingerprint = fingerprint);
         }
     }
 }

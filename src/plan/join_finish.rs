@@ -5,8 +5,10 @@ use super::builder::Builder;
 use super::expr::CExpr;
 use super::join::{PendingJoin, Reads};
 use super::{join_bounds, join_nulls, Operator, OperatorKind};
+use crate::facts::join::{
+    IntervalBounds, IntervalJoinFacts, JoinBase, JoinFacts, Lookup, LookupJoinFacts,
+};
 use crate::source::ByteSpan;
-use serde_json::json;
 use std::collections::BTreeSet;
 
 /// Canonical terms, each comparison oriented one way and `=` / `<>` with ordered sides, sorted.
@@ -221,29 +223,44 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         _ => "stream-exec-join",
     };
     let mut op = Operator::new(kind, node, join.span);
-    op.set("join_type", json!(join.join_type));
-    op.set("conditions", json!(canonical_terms(&conditions)));
-    op.set("join_keys", json!(keys));
-    op.set("left_input", json!(join.left.input_fact(used)));
-    if kind != OperatorKind::LookupJoin {
-        op.set("right_input", json!(join.right.input_fact(used)));
-    }
     let mut filters = join.input_filters.clone();
     filters.extend(join.filters.iter().cloned());
-    op.set("filters", json!(canonical_terms(&filters)));
-    if let Some(bounds) = bounds {
-        op.set("time_bounds", json!(bounds.terms));
-        op.set("time_kind", json!(bounds.time_kind.name()));
-        op.set("lower_bound_ms", json!(bounds.lower_ms as f64));
-        op.set("upper_bound_ms", json!(bounds.upper_ms as f64));
-        op.fact_spans
-            .insert("time_bounds".into(), join.condition_span);
-    }
-    if let Some(lookup) = &join.lookup {
-        op.set("lookup_table", json!(lookup.table));
-        op.set("async", json!(lookup.async_lookup));
-        op.set("try_resolve", json!(lookup.try_resolve));
-        op.set("stateful", json!(lookup.async_lookup || lookup.try_resolve));
+    let base = JoinBase {
+        join_type: join.join_type.to_string(),
+        conditions: canonical_terms(&conditions),
+        join_keys: keys,
+        left_input: join.left.input_fact(used),
+        filters: canonical_terms(&filters),
+    };
+    let lookup = join.lookup.as_ref().map(|lookup| Lookup {
+        lookup_table: lookup.table.clone(),
+        r#async: lookup.async_lookup,
+        try_resolve: lookup.try_resolve,
+        stateful: lookup.async_lookup || lookup.try_resolve,
+    });
+    let join_facts = |base| JoinFacts {
+        base,
+        right_input: join.right.input_fact(used),
+    };
+    match (kind, bounds, lookup) {
+        (OperatorKind::LookupJoin, _, lookup) => op.put(&LookupJoinFacts {
+            base,
+            lookup: lookup.unwrap_or_default(),
+        }),
+        (_, Some(bounds), _) => {
+            op.put(&IntervalJoinFacts {
+                join: join_facts(base),
+                bounds: IntervalBounds {
+                    time_bounds: bounds.terms,
+                    time_kind: bounds.time_kind.name().to_string(),
+                    lower_bound_ms: bounds.lower_ms as f64,
+                    upper_bound_ms: bounds.upper_ms as f64,
+                },
+            });
+            op.fact_spans
+                .insert("time_bounds".into(), join.condition_span);
+        }
+        _ => op.put(&join_facts(base)),
     }
     for fact in ["conditions", "join_keys", "join_type"] {
         op.fact_spans.insert(fact.into(), join.condition_span);

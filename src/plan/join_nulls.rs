@@ -12,8 +12,9 @@
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::Operator;
+use crate::facts::join::JoinBase;
+use crate::facts::Filters;
 use crate::source::ByteSpan;
-use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A regular join already planned, which a WHERE of a query above it (through subqueries, CTEs
@@ -43,7 +44,7 @@ impl PlannedJoin {
         let simplified = simplified(self.join_type, left_rejected, right_rejected);
         if simplified != self.join_type {
             self.join_type = simplified;
-            op.set("join_type", json!(simplified));
+            op.update(|facts: &mut JoinBase| facts.join_type = simplified.to_string());
             let span = op.fact_spans.get("join_type").copied().unwrap_or_default();
             op.fact_spans
                 .insert("join_type".into(), span.union(where_span));
@@ -68,11 +69,11 @@ impl PlannedJoin {
         if pushed.is_empty() {
             return;
         }
-        let mut filters = op.strings("filters");
-        filters.extend(canonical_terms(&pushed));
-        filters.sort();
-        filters.dedup();
-        op.set("filters", json!(filters));
+        op.update(|facts: &mut Filters| {
+            facts.filters.extend(canonical_terms(&pushed));
+            facts.filters.sort();
+            facts.filters.dedup();
+        });
         let span = op.fact_spans.get("filters").copied().unwrap_or_default();
         op.fact_spans
             .insert("filters".into(), span.union(where_span));

@@ -6,8 +6,8 @@ use super::expr::CExpr;
 use super::scope::{Column, Relation};
 use super::{Operator, OperatorKind};
 use crate::error::Result;
+use crate::facts::operators::MatchRecognizeFacts;
 use crate::source::ByteSpan;
-use serde_json::json;
 use sqlparser::ast::{
     Expr, Measure, OrderByExpr, OrderBySort, RowsPerMatch, SymbolDefinition, TableAlias,
     TableFactor,
@@ -137,30 +137,27 @@ pub fn build(
     input_schema.extend(input.open_tables.iter().map(|(_, t)| format!("{t}.*")));
 
     let mut op = Operator::new(OperatorKind::MatchRecognize, "stream-exec-match", span);
-    op.set("partition_keys", json!(partition));
-    op.set("order", json!(order));
-    op.set("measures", json!(measures));
-    op.set(
-        "rows_per_match",
-        json!(clause
+    let (body, within_ms) = split_within(&clause.pattern);
+    let filters = op.filter_facts(&input.filters, None);
+    op.put(&MatchRecognizeFacts {
+        partition_keys: partition.clone(),
+        order: order.clone(),
+        measures: measures.clone(),
+        rows_per_match: clause
             .rows_per_match
             .map(text)
-            .unwrap_or_else(|| "ONE ROW PER MATCH".into())),
-    );
-    op.set(
-        "after_match",
-        json!(clause
+            .unwrap_or_else(|| "ONE ROW PER MATCH".into()),
+        after_match: clause
             .after_match
             .clone()
-            .unwrap_or_else(|| "AFTER MATCH SKIP TO NEXT ROW".into())),
-    );
-    op.set("pattern", json!(clause.pattern));
-    let (body, within_ms) = split_within(&clause.pattern);
-    op.set("pattern_body", json!(body));
-    op.set("within_ms", json!(within_ms));
-    op.set("defines", json!(defines));
-    op.set("input_schema", json!(input_schema));
-    op.set_filters(&input.filters, None);
+            .unwrap_or_else(|| "AFTER MATCH SKIP TO NEXT ROW".into()),
+        pattern: clause.pattern.clone(),
+        pattern_body: body,
+        within_ms,
+        defines,
+        input_schema,
+        filters,
+    });
     let spans = |exprs: &mut dyn Iterator<Item = ByteSpan>| {
         exprs.fold(ByteSpan::default(), |acc, s| acc.union(s))
     };

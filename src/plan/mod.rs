@@ -29,8 +29,12 @@ pub mod unmodelled;
 pub mod window;
 
 use crate::catalog::Catalog;
+use crate::facts::join::Lookup;
+use crate::facts::{FactTyped, Filters};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -156,25 +160,28 @@ impl Operator {
     /// synchronous lookup join (not async, not under TRY_RESOLVE). The one notion of
     /// "stateful" every rule and fact uses.
     pub fn keeps_state(&self) -> bool {
-        self.kind != OperatorKind::LookupJoin
-            || self.facts.get("stateful") == Some(&Value::Bool(true))
+        self.kind != OperatorKind::LookupJoin || self.read::<Lookup>().stateful
     }
 
-    /// A fact that is a list of strings (e.g. `filters`), empty when absent.
-    pub fn strings(&self, key: &str) -> Vec<String> {
-        self.facts
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// Writes facts of a facts type (`crate::facts`: the kind's whole facts, or a part of them
+    /// the kind's type flattens in) into the operator's facts, the JSON the rules read.
+    pub fn put<T: FactTyped + Serialize>(&mut self, facts: &T) {
+        self.facts.extend(crate::facts::to_map(facts));
     }
 
-    pub fn set(&mut self, key: &str, value: Value) {
-        self.facts.insert(key.to_string(), value);
+    /// Reads facts of a facts type back (those the operator does not have at their default).
+    pub fn read<T: FactTyped + DeserializeOwned + Default>(&self) -> T {
+        crate::facts::from_map(&self.facts)
+    }
+
+    /// Changes facts of a facts type written before (e.g. the filters pushed into an operator).
+    pub fn update<T: FactTyped + Serialize + DeserializeOwned + Default>(
+        &mut self,
+        change: impl FnOnce(&mut T),
+    ) {
+        let mut facts: T = self.read();
+        change(&mut facts);
+        self.put(&facts);
     }
 
     pub fn display_of(&self, canonical: &str) -> String {
@@ -184,13 +191,25 @@ impl Operator {
             .unwrap_or_else(|| canonical.to_string())
     }
 
-    /// The filter terms applied upstream of the operator, and the WHERE clause they come from.
-    pub fn set_filters(&mut self, filters: &[expr::CExpr], where_span: Option<ByteSpan>) {
-        let terms: Vec<String> = filters.iter().map(expr::CExpr::canonical).collect();
-        self.set("filters", Value::from(terms));
+    /// The filter terms applied upstream of the operator, with the WHERE clause they come from
+    /// recorded: the `filters` of the kind's facts.
+    pub fn filter_facts(
+        &mut self,
+        filters: &[expr::CExpr],
+        where_span: Option<ByteSpan>,
+    ) -> Filters {
         if let Some(span) = where_span {
             self.fact_spans.insert("filters".into(), span);
         }
+        Filters {
+            filters: filters.iter().map(expr::CExpr::canonical).collect(),
+        }
+    }
+
+    /// Writes the filter terms applied upstream of the operator (see `filter_facts`).
+    pub fn set_filters(&mut self, filters: &[expr::CExpr], where_span: Option<ByteSpan>) {
+        let facts = self.filter_facts(filters, where_span);
+        self.put(&facts);
     }
 }
 

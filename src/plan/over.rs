@@ -10,6 +10,7 @@ use super::scope::{Column, Relation};
 use super::{Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
+use crate::facts::aggregate::{self as facts, OverAggregateFacts, TimeOrder};
 use crate::source::ByteSpan;
 use serde_json::{json, Value};
 use sqlparser::ast::{
@@ -357,16 +358,24 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         "stream-exec-over-aggregate",
         spec_span,
     );
-    op.set("partition_keys", json!(canonical_spec.0));
-    op.set("order", json!({"key": order.canonical(), "direction": "asc", "time_kind": order_time.map(TimeKind::name)}));
-    op.set(
-        "frame",
-        json!({"units": frame.units, "preceding": frame.preceding}),
-    );
-    op.set("input_schema", json!(schema));
-    op.set_filters(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
+    let filters = op.filter_facts(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
     let projection_span = b.projection_span(select);
-    super::aggregate::set_aggregate_facts(&mut op, &aggregates, projection_span);
+    let aggregates = super::aggregate::aggregate_facts(&mut op, &aggregates, projection_span);
+    op.put(&OverAggregateFacts {
+        partition_keys: canonical_spec.0.clone(),
+        order: TimeOrder {
+            key: order.canonical(),
+            direction: "asc".into(),
+            time_kind: order_time.map(|t| t.name().to_string()),
+        },
+        frame: facts::Frame {
+            units: frame.units.to_string(),
+            preceding: frame.preceding.clone(),
+        },
+        input_schema: schema,
+        aggregates,
+        filters,
+    });
     for key in ["partition_keys", "order", "frame"] {
         op.fact_spans.insert(key.into(), spec_span);
     }

@@ -5,8 +5,8 @@
 use super::expr::CExpr;
 use super::join_nulls::PlannedJoin;
 use super::Operator;
+use crate::facts::Filters;
 use crate::source::ByteSpan;
-use serde_json::json;
 use std::collections::BTreeSet;
 
 /// A group aggregate already planned, and the values it computes (what is not a key).
@@ -42,14 +42,14 @@ pub fn push_down(
     };
     if let Some(op) = aggregate.and_then(|a| operators.get_mut(a.operator)) {
         if !reaching.is_empty() {
-            let mut filters = op.strings("filters");
-            for term in &reaching {
-                let canonical = term.canonical();
-                if !filters.contains(&canonical) {
-                    filters.push(canonical);
+            op.update(|facts: &mut Filters| {
+                for term in &reaching {
+                    let canonical = term.canonical();
+                    if !facts.filters.contains(&canonical) {
+                        facts.filters.push(canonical);
+                    }
                 }
-            }
-            op.set("filters", json!(filters));
+            });
             let at = op.fact_spans.get("filters").copied().unwrap_or_default();
             op.fact_spans.insert("filters".into(), at.union(span));
         }

@@ -7,8 +7,9 @@ use super::scope::{looks_like_time, Column, PendingRank, Relation};
 use super::{Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
+use crate::facts::aggregate::TimeOrder;
+use crate::facts::ranking::DeduplicateFacts;
 use crate::source::ByteSpan;
-use serde_json::json;
 use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, Value, WindowType};
 
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
@@ -337,12 +338,20 @@ pub fn build(
             "stream-exec-deduplicate",
             pending.span.union(filter_span),
         );
-        op.set("mode", json!(mode));
-        op.set("order", json!({"key": key.canonical(), "direction": if *descending { "desc" } else { "asc" }, "time_kind": time.map(TimeKind::name)}));
-        op.set("keep", json!(if *descending { "last" } else { "first" }));
-        op.set("partition_keys", json!(partition));
-        op.set("value_fields", json!(values));
-        op.set("input_schema", json!(schema));
+        // Its filters and outputs are written below, as a Top-N's are.
+        op.put(&DeduplicateFacts {
+            mode: mode.into(),
+            order: TimeOrder {
+                key: key.canonical(),
+                direction: if *descending { "desc" } else { "asc" }.into(),
+                time_kind: time.map(|t| t.name().to_string()),
+            },
+            keep: if *descending { "last" } else { "first" }.into(),
+            partition_keys: partition,
+            value_fields: values,
+            input_schema: schema,
+            ..Default::default()
+        });
         op
     } else {
         let shape = super::top_n::Shape {
@@ -398,7 +407,7 @@ pub fn build(
             .iter()
             .map(|c| pending.output_value(&c.expr).canonical())
             .collect();
-        op.set("outputs", json!(outputs));
+        op.update(|facts: &mut DeduplicateFacts| facts.outputs = outputs);
     } else {
         super::top_n::set_outputs(&mut op, &pending, &output, qualify);
     }

@@ -8,6 +8,7 @@ use super::scope::Relation;
 use super::{Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::Result;
+use crate::facts::operators::{LimitFacts, TemporalSortFacts};
 use crate::source::ByteSpan;
 use serde_json::{json, Value};
 use sqlparser::ast::{Expr, LimitClause, OrderByExpr, OrderByKind, OrderBySort, Query};
@@ -131,10 +132,14 @@ pub fn build(
                 "stream-exec-sort-limit"
             };
             let mut op = Operator::new(OperatorKind::Limit, node, span);
-            op.set("fetch", fetch);
-            op.set("offset", offset);
-            op.set("order", json!(sort_keys));
-            op.set("fields", json!(selected));
+            let filters = op.filter_facts(&output.filters, None);
+            op.put(&LimitFacts {
+                fetch,
+                offset,
+                order: sort_keys,
+                fields: selected,
+                filters,
+            });
             for fact in ["fetch", "offset"] {
                 op.fact_spans.insert(fact.into(), limit_span);
             }
@@ -146,12 +151,16 @@ pub fn build(
                 "stream-exec-temporal-sort",
                 span,
             );
-            op.set("time_kind", json!(time.name()));
-            op.set("sort_keys", json!(sort_keys));
-            let (keys_selected, fields): (Vec<&String>, Vec<&String>) =
-                selected.iter().partition(|c| key_values.contains(c));
-            op.set("sort_keys_selected", json!(keys_selected));
-            op.set("fields", json!(fields));
+            let (keys_selected, fields): (Vec<String>, Vec<String>) =
+                selected.into_iter().partition(|c| key_values.contains(c));
+            let filters = op.filter_facts(&output.filters, None);
+            op.put(&TemporalSortFacts {
+                time_kind: time.name().to_string(),
+                sort_keys,
+                sort_keys_selected: keys_selected,
+                fields,
+                filters,
+            });
             op.fact_spans.insert("sort_keys".into(), order_span);
             op.fact_spans.insert("time_kind".into(), order_span);
             op
@@ -172,7 +181,6 @@ pub fn build(
             return Ok(());
         }
     };
-    op.set_filters(&output.filters, None);
     op.fact_spans.insert("order".into(), order_span);
     for column in &output.columns {
         op.display

@@ -4,6 +4,7 @@
 
 use super::{Operator, OperatorKind};
 use crate::catalog::{Catalog, Table};
+use crate::facts::operators::SourceFacts;
 use crate::sql::{ColumnDef, ColumnKind};
 
 use serde_json::{json, Value};
@@ -34,8 +35,11 @@ fn undeclared(name: &str, feeds_state: bool) -> Operator {
         "stream-exec-table-source-scan",
         Default::default(),
     );
-    op.set("name", json!(name));
-    op.set("declared", json!(false));
+    op.put(&SourceFacts {
+        name: name.to_string(),
+        declared: false,
+        ..Default::default()
+    });
     op.context.insert("feeds_state".into(), json!(feeds_state));
     op
 }
@@ -52,25 +56,13 @@ fn declared(
         "stream-exec-table-source-scan",
         table.span,
     );
-    op.set("name", json!(name));
-    op.set("declared", json!(true));
     op.context.insert("feeds_state".into(), json!(feeds_state));
-    op.set(
-        "connector",
-        option(def, "connector").map_or(Value::Null, |c| json!(c)),
-    );
-    op.set("changelog", json!(changelog_mode(def)));
-    op.set(
-        "primary_key",
-        json!(def.primary_key.clone().unwrap_or_default()),
-    );
     let sharding: Vec<String> = def
         .options
         .iter()
         .filter(|(k, _)| k.to_lowercase().contains("shard"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    op.set("sharding", json!(sharding));
     // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
     let mut options: Vec<String> = def
         .options
@@ -78,7 +70,6 @@ fn declared(
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     options.sort();
-    op.set("options", json!(options));
     for ((key, value), span) in def.options.iter().zip(&def.option_spans) {
         op.item_spans.insert(format!("{key}={value}"), *span);
     }
@@ -102,7 +93,6 @@ fn declared(
     // The scan's state does not depend on the order of the declared columns; where the order
     // reaches the output (`SELECT *`), the operators and the query's output carry it.
     columns.sort();
-    op.set("columns", json!(columns));
     op.context
         .insert("columns".into(), Value::Object(definitions));
     let read: Vec<&String> = def
@@ -112,21 +102,26 @@ fn declared(
         .filter(|c| reads.contains(&(name.to_string(), (*c).clone())))
         .collect();
     op.context.insert("read".into(), json!(read));
-    match &def.watermark {
-        Some(w) => {
-            op.set("watermark_column", json!(w.column));
-            op.set(
-                "watermark",
-                json!(crate::sql::canonical_text(&w.expr.to_string())),
-            );
-            op.fact_spans.insert("watermark".into(), w.span);
-            op.fact_spans.insert("watermark_column".into(), w.span);
-        }
-        None => {
-            op.set("watermark_column", Value::Null);
-            op.set("watermark", Value::Null);
-        }
+    if let Some(w) = &def.watermark {
+        op.fact_spans.insert("watermark".into(), w.span);
+        op.fact_spans.insert("watermark_column".into(), w.span);
     }
+    op.put(&SourceFacts {
+        name: name.to_string(),
+        declared: true,
+        connector: Some(option(def, "connector").map(str::to_string)),
+        changelog: Some(changelog_mode(def)),
+        primary_key: Some(def.primary_key.clone().unwrap_or_default()),
+        sharding: Some(sharding),
+        options: Some(options),
+        columns: Some(columns),
+        watermark_column: Some(def.watermark.as_ref().map(|w| w.column.clone())),
+        watermark: Some(
+            def.watermark
+                .as_ref()
+                .map(|w| crate::sql::canonical_text(&w.expr.to_string())),
+        ),
+    });
     op
 }
 

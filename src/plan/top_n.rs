@@ -4,9 +4,10 @@
 use super::expr::CExpr;
 use super::scope::{PendingRank, Relation};
 use super::{Operator, OperatorKind};
+use crate::facts::aggregate::Aggregates;
+use crate::facts::ranking::{RankOutputs, RankWindow, Ranking, WindowOutputs};
 use crate::plan::builder::Builder;
 use crate::source::ByteSpan;
-use serde_json::{json, Value};
 
 /// What the enclosing query's filter and the ranking function decide.
 pub struct Shape<'a> {
@@ -73,25 +74,25 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
                 "stream-exec-window-rank"
             };
             let mut op = Operator::new(OperatorKind::WindowTopN, node, span);
-            op.set("window", json!(window));
             op.fact_spans.insert("window".into(), pending.span);
             let from_aggregate = pending
                 .partition
                 .iter()
                 .any(|(p, _)| p.canonical().starts_with("window_aggregate["));
-            let inner: Vec<Value> = if from_aggregate {
+            let inner_aggregates = if from_aggregate {
                 b.operators
                     .iter()
                     .rev()
                     .find(|o| o.kind == OperatorKind::WindowAggregate)
-                    .and_then(|o| o.facts.get("aggregates"))
-                    .and_then(Value::as_array)
-                    .cloned()
+                    .map(|o| o.read::<Aggregates>().aggregates)
                     .unwrap_or_default()
             } else {
                 Vec::new()
             };
-            op.set("inner_aggregates", Value::Array(inner));
+            op.put(&RankWindow {
+                window: window.clone(),
+                inner_aggregates,
+            });
             op
         }
         None => Operator::new(OperatorKind::TopN, "stream-exec-rank", span),
@@ -113,12 +114,6 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
             )
         })
         .collect();
-    op.set("function", json!(pending.function));
-    op.set("partition_keys", json!(partition));
-    op.set("order", json!(order));
-    op.set("rank_start", json!(shape.start));
-    op.set("rank_end", json!(shape.end));
-    op.set("value_fields", json!(shape.values));
     // The window bounds of a window Top-N are its `window` fact, wherever they are written.
     let not_window = |c: &&String| {
         window.is_none()
@@ -127,8 +122,7 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
                 .iter()
                 .any(|(p, _)| window_column(p).is_some() && p.canonical() == **c)
     };
-    let schema: Vec<&String> = shape.schema.iter().filter(not_window).collect();
-    op.set("input_schema", json!(schema));
+    let input_schema: Vec<String> = shape.schema.iter().filter(not_window).cloned().collect();
     let keys: Vec<String> = pending
         .partition
         .iter()
@@ -136,7 +130,16 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
         .chain(pending.order.iter().map(|(o, ..)| o.canonical()))
         .filter(|k| not_window(&k))
         .collect();
-    op.set("key_fields", json!(keys));
+    op.put(&Ranking {
+        function: pending.function.clone(),
+        partition_keys: partition,
+        order,
+        rank_start: shape.start,
+        rank_end: shape.end,
+        value_fields: shape.values.to_vec(),
+        input_schema,
+        key_fields: keys,
+    });
     op.fact_spans.insert("function".into(), pending.span);
     for fact in ["rank_start", "rank_end"] {
         op.fact_spans.insert(fact.into(), shape.filter_span);
@@ -166,12 +169,11 @@ pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, 
             }
         }
     }
-    op.set(
-        "rank_output",
-        json!(output.columns.iter().any(|c| c.expr == rank)),
-    );
-    op.set("outputs", json!(outputs));
+    op.put(&RankOutputs {
+        rank_output: output.columns.iter().any(|c| c.expr == rank),
+        outputs,
+    });
     if windowed {
-        op.set("window_outputs", json!(window_outputs));
+        op.put(&WindowOutputs { window_outputs });
     }
 }

@@ -5,8 +5,8 @@
 
 use super::{Operator, OperatorKind, QueryPlan};
 use crate::catalog::Catalog;
+use crate::facts::operators::OpaqueFacts;
 use crate::source::SourceFile;
-use serde_json::json;
 
 /// The pipelines of the script's unmodelled statements that read a query (`... AS SELECT`).
 pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
@@ -22,14 +22,11 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
             let leading: Vec<&str> = text.split(' ').take(4).collect();
             let name = format!("statement `{}`", leading.join(" "));
             let mut op = Operator::new(OperatorKind::Opaque, "unmodelled-statement", *span);
-            op.set("flink_kind", json!("unmodelled_statement"));
-            op.set("fingerprint", json!(text));
-            op.set(
-                "reason",
-                json!(format!(
-                    "`{words} ...` defines a pipeline the tool does not model"
-                )),
-            );
+            op.put(&OpaqueFacts {
+                flink_kind: "unmodelled_statement".into(),
+                fingerprint: text,
+                reason: format!("`{words} ...` defines a pipeline the tool does not model"),
+            });
             op.fact_spans.insert("fingerprint".into(), *span);
             Some(QueryPlan {
                 name: name.clone(),

@@ -1,0 +1,171 @@
+//! The facts of the aggregating operators: group aggregates, legacy group windows, window TVF
+//! aggregates and OVER aggregates.
+
+use super::Filters;
+
+facts! {
+    /// Every aggregating operator's aggregates and where their functions come from.
+    pub struct Aggregates {
+        /// every aggregate call, canonical (e.g. SUM(b), COUNT(DISTINCT c)), in order
+        #[group = "aggregates"]
+        pub aggregates: Vec<String>,
+        /// the aggregates without DISTINCT
+        #[group = "aggregates"]
+        pub plain_aggregates: Vec<String>,
+        /// the aggregates with DISTINCT
+        #[group = "aggregates"]
+        pub distinct_aggregates: Vec<String>,
+        /// aggregates whose function is declared LANGUAGE PYTHON
+        #[group = "aggregates"]
+        pub python_udafs: Vec<String>,
+        /// aggregates whose function is neither built in nor declared
+        #[group = "aggregates"]
+        pub undeclared_aggregates: Vec<String>,
+        /// aggregates whose function is declared with CREATE FUNCTION
+        #[group = "aggregates"]
+        pub udafs: Vec<String>,
+    }
+}
+
+facts! {
+    /// The early/late-fire configuration in force for a window.
+    pub struct Emit {
+        pub early_fire: bool,
+        pub early_fire_delay: Option<String>,
+        pub late_fire: bool,
+        pub late_fire_delay: Option<String>,
+        pub allow_lateness: Option<String>,
+    }
+}
+
+facts! {
+    /// A legacy group window (`GROUP BY TUMBLE(time, size)`).
+    pub struct GroupWindow {
+        /// tumble, hop or session
+        pub kind: String,
+        pub size_ms: Option<i128>,
+        pub slide_ms: Option<i128>,
+        pub gap_ms: Option<i128>,
+        pub time_attribute: String,
+        /// rowtime or proctime
+        pub time_kind: Option<String>,
+    }
+}
+
+facts! {
+    /// A window TVF (`TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ...))`).
+    pub struct WindowTvf {
+        /// tumble, hop, cumulate or session
+        pub kind: String,
+        pub size_ms: Option<i128>,
+        pub slide_ms: Option<i128>,
+        pub step_ms: Option<i128>,
+        pub gap_ms: Option<i128>,
+        pub offset_ms: Option<i128>,
+        pub time_attribute: String,
+        pub time_kind: Option<String>,
+        /// the keys of `TABLE t PARTITION BY k`
+        pub partition: Vec<String>,
+    }
+}
+
+facts! {
+    /// The facts of a legacy group window aggregate (`GROUP BY TUMBLE(...)`).
+    pub struct GroupWindowAggregateFacts {
+        /// the group window: kind (tumble|hop|session), size_ms, slide_ms, gap_ms, time_attribute, time_kind (rowtime|proctime)
+        pub window: GroupWindow,
+        /// the GROUP BY keys other than the window, canonical, in order
+        #[group = "keys"]
+        pub keys: Vec<String>,
+        /// the position of the window function among the GROUP BY items
+        #[group = "keys"]
+        pub window_key_position: usize,
+        /// the window properties selected: start, end, rowtime, proctime
+        pub window_properties: Vec<String>,
+        /// early/late-fire configuration in force
+        pub emit: Emit,
+        #[serde(flatten)]
+        pub aggregates: Aggregates,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The facts of a window TVF aggregate.
+    pub struct WindowAggregateFacts {
+        /// the window TVF: kind (tumble|hop|cumulate|session), its sizes in ms, time_attribute, time_kind, partition (the keys of `TABLE t PARTITION BY k`)
+        pub window: WindowTvf,
+        /// the GROUP BY keys other than window_start / window_end / window_time, in order
+        #[group = "keys"]
+        pub keys: Vec<String>,
+        /// which of window_end, window_start, window_time are GROUP BY keys (sorted)
+        #[group = "keys"]
+        pub window_keys: Vec<String>,
+        /// positions of the window columns among the GROUP BY items
+        #[group = "keys"]
+        pub window_key_positions: Vec<usize>,
+        /// projections between the window TVF and the GROUP BY
+        pub steps_after_window: usize,
+        /// early/late-fire configuration in force
+        pub emit: Emit,
+        #[serde(flatten)]
+        pub aggregates: Aggregates,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The facts of a non-windowed GROUP BY (or SELECT DISTINCT).
+    pub struct GroupAggregateFacts {
+        /// the GROUP BY keys, canonical, in order
+        #[group = "keys"]
+        pub keys: Vec<String>,
+        #[serde(flatten)]
+        pub aggregates: Aggregates,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The ORDER BY of an OVER window or a deduplication.
+    pub struct TimeOrder {
+        pub key: String,
+        /// asc or desc
+        pub direction: String,
+        pub time_kind: Option<String>,
+    }
+}
+
+facts! {
+    /// The frame of an OVER window.
+    pub struct Frame {
+        /// rows or range
+        pub units: String,
+        /// "unbounded", a row count, or milliseconds
+        pub preceding: serde_json::Value,
+    }
+}
+
+facts! {
+    /// The facts of an OVER aggregate.
+    pub struct OverAggregateFacts {
+        /// PARTITION BY expressions, canonical, in order
+        #[group = "row"]
+        pub partition_keys: Vec<String>,
+        /// ORDER BY: key, direction (asc), time_kind
+        #[group = "row"]
+        pub order: TimeOrder,
+        /// the frame: units (rows|range) and preceding bound ("unbounded", a row count, or milliseconds)
+        pub frame: Frame,
+        /// the columns flowing into the operator (it stores and outputs its input rows)
+        #[group = "row"]
+        pub input_schema: Vec<String>,
+        #[serde(flatten)]
+        pub aggregates: Aggregates,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}

@@ -1,0 +1,134 @@
+//! The facts of a job (its configuration), of a query, of the pairs the rules judge as a
+//! whole (query, source table), and of the changed items judged one by one.
+
+facts! {
+    /// Configuration facts every rule may read (`config.*`).
+    pub struct ConfigFacts {
+        /// table.optimizer.state-compatibility.ignore-filter
+        pub ignore_filter: bool,
+        /// table.optimizer.state-compatibility.ignore-sink
+        pub ignore_sink: bool,
+        /// execution.state-recovery.ignore-unclaimed-state (open-source Flink: restore without the state no operator claims)
+        pub ignore_unclaimed_state: bool,
+        /// table.exec.uid.generation of the new job, upper case (PLAN_ONLY by default; open-source Flink: ALWAYS sets operator uids from the plan)
+        pub uid_generation: String,
+        /// engine.version differs between old and new
+        pub engine_version_changed: bool,
+        /// configuration keys whose value in force differs, except those that cannot change state
+        pub changed_keys: Vec<String>,
+        /// the statements the tool reads past (DROP, USE, ALTER, ...) differ
+        pub unmodelled_statements_changed: bool,
+        /// functions of the old job removed or declared again with another class, language or resources (USING JAR)
+        pub changed_functions: Vec<String>,
+        /// tables no query of either job reads or writes, and views no query reads, that were added, removed or declared otherwise
+        pub unused_tables_changed: Vec<String>,
+        /// warnings of the new script the old one does not have: mistakes Flink's planner rejects (a column its subquery does not select, an unknown table alias), resolved as the author evidently meant
+        pub warnings_added: Vec<String>,
+        /// functions the new job declares and the old one did not
+        pub added_functions: Vec<String>,
+    }
+}
+
+facts! {
+    /// Facts of one side of a query (one INSERT or bare SELECT).
+    pub struct QueryFacts {
+        /// whether the query exists on this side
+        pub exists: bool,
+        /// the sink table's name (null for a bare query)
+        pub sink: Option<String>,
+        /// the kinds of its stateful operators, upstream first
+        pub operators: Vec<String>,
+        /// the source tables it reads
+        pub sources: Vec<String>,
+        /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)
+        pub union_inputs: Vec<String>,
+        /// the sink table's primary key and WITH options (null when undeclared)
+        pub sink_options: Option<String>,
+        /// the sink table's columns as declared
+        pub sink_columns: Vec<String>,
+        /// the column list of INSERT INTO sink (a, b), empty without one
+        pub insert_columns: Vec<String>,
+        /// the sink's CREATE TABLE is in the old script and not in the new one
+        pub sink_deleted: bool,
+        /// optimizer hints (/*+ ... */) of the query and the views it reads
+        pub hints: Vec<String>,
+    }
+}
+
+facts! {
+    /// Facts of a query pair as a whole, beside `old`, `new`, the relations and `config`.
+    pub struct QueryPairFacts {
+        /// the items of this query changed at once: the aggregates, the filter (WHERE) of each stateful operator, the sink
+        pub changed_items: Vec<String>,
+        /// what the query writes changed while its stateful operators and source tables did not (a projection after them)
+        pub projection_changed: bool,
+        /// output columns computing the same thing under another name, `old -> new`
+        pub renamed_outputs: Vec<String>,
+        /// when this query changed an item: the items changed in the whole deployment, `query: item` (VVR counts them per deployment)
+        pub deployment_changed_items: Vec<String>,
+        /// when the query's sink table was deleted: the other TEMPORARY TABLEs removed or declared otherwise
+        pub other_temporary_tables_changed: Vec<String>,
+        /// the other queries of the job added, removed, or with other UNION ALL inputs, stateful operators or source tables (the first 10): the job's stream graph changed around this query
+        pub topology_changed_elsewhere: Vec<String>,
+        /// those of topology_changed_elsewhere translated before this query (earlier in the old or the new script)
+        pub topology_changed_before: Vec<String>,
+        /// the query's place among the queries both jobs have changed: the INSERTs were reordered
+        pub moved_among_queries: bool,
+    }
+}
+
+facts! {
+    /// Facts of a source table pair as a whole, beside `old`, `new`, the relations and `config`.
+    pub struct SourcePairFacts {
+        /// whether both scripts declare the table with CREATE TABLE
+        pub both_declared: bool,
+        /// whether the query reading the table has stateful operators
+        pub feeds_state: bool,
+        /// columns the query reads, stored on both sides, whose type changed
+        pub read_column_types_changed: Vec<String>,
+        /// columns the query reads that were added, removed, or redefined (computed on one side, or another computation)
+        pub read_columns_redefined: Vec<String>,
+        /// columns the query does not read that were added, removed or changed
+        pub unread_columns_changed: Vec<String>,
+    }
+}
+
+facts! {
+    /// Facts of one configuration key whose value in force differs (`config_key` rules).
+    pub struct ConfigKeyItem {
+        /// the key (a mistyped key: the known key it evidently means)
+        pub key: String,
+        /// the key as written in the script or --set
+        pub written: String,
+        /// its value in force in the old job (null: unset, no default)
+        pub old_value: Option<String>,
+        /// its value in force in the new job (null: unset, no default)
+        pub new_value: Option<String>,
+        /// whether the tool knows the key
+        pub known: bool,
+    }
+}
+
+facts! {
+    /// Facts of one WITH option of a source table that differs (`table_option` rules).
+    pub struct TableOptionItem {
+        /// the source (or dimension) table
+        pub table: Option<String>,
+        /// its 'connector' option (the new one when it changed)
+        pub connector: String,
+        /// the WITH option
+        pub key: String,
+        /// its value in the old script (null: absent)
+        pub old_value: Option<String>,
+        /// its value in the new script (null: absent)
+        pub new_value: Option<String>,
+        /// the option's role in the connector's table (rules/connectors/*.yaml): identity, consumer, startup, split, emits, lookup_async, lookup_cache, tuning, sink; null when the table does not list it
+        pub role: Option<String>,
+        /// why the option has this role, from the connector's table
+        pub reason: Option<String>,
+        /// whether a connector table describes the connector
+        pub documented: bool,
+        /// whether the query reading the table has stateful operators
+        pub feeds_state: bool,
+    }
+}

@@ -1,0 +1,80 @@
+//! The facts of regular, interval, temporal and lookup joins.
+
+facts! {
+    /// What every join has.
+    pub struct JoinBase {
+        /// INNER, LEFT, RIGHT or FULL
+        pub join_type: String,
+        /// the join condition's terms that read both inputs (or cannot be pushed into one), canonical, `=` sides ordered, sorted as a set; a temporal join's FOR SYSTEM_TIME AS OF is one of them
+        #[group = "conditions"]
+        pub conditions: Vec<String>,
+        /// the condition's equalities between a column of each input (what the join's state is keyed by), canonical, sorted as a set
+        #[group = "conditions"]
+        pub join_keys: Vec<String>,
+        /// the columns the join carries from its left input (those used above it or in its condition), canonical
+        pub left_input: Vec<String>,
+        /// filters applied to the join's inputs: upstream WHERE clauses and condition terms that read one input and are pushed into it, canonical
+        pub filters: Vec<String>,
+    }
+}
+
+facts! {
+    /// The facts of a regular or temporal join (and the first of an interval join's).
+    pub struct JoinFacts {
+        #[serde(flatten)]
+        pub base: JoinBase,
+        /// the columns the join carries from its right input, canonical
+        pub right_input: Vec<String>,
+    }
+}
+
+facts! {
+    /// The time bounds of an interval join.
+    pub struct IntervalBounds {
+        /// the time bounds between the inputs' time attributes, normalized to `l BETWEEN r - INTERVAL .. AND r + INTERVAL ..` in the largest exact unit
+        #[group = "time_bounds"]
+        pub time_bounds: Vec<String>,
+        /// rowtime or proctime
+        pub time_kind: String,
+        /// the lower bound of left time - right time, in ms (-60000 for `l BETWEEN r - INTERVAL '1' MINUTE AND r`)
+        #[group = "time_bounds"]
+        pub lower_bound_ms: f64,
+        /// the upper bound of left time - right time, in ms
+        #[group = "time_bounds"]
+        pub upper_bound_ms: f64,
+    }
+}
+
+facts! {
+    /// The facts of an interval join.
+    pub struct IntervalJoinFacts {
+        #[serde(flatten)]
+        pub join: JoinFacts,
+        #[serde(flatten)]
+        pub bounds: IntervalBounds,
+    }
+}
+
+facts! {
+    /// How a lookup join looks its table up.
+    pub struct Lookup {
+        /// the dimension table looked up
+        pub lookup_table: String,
+        /// an async lookup (LOOKUP('async'='true') hint or the table's lookup.async option)
+        pub r#async: bool,
+        /// table.optimizer.non-deterministic-update.strategy is TRY_RESOLVE
+        pub try_resolve: bool,
+        /// async or try_resolve: the lookup keeps state
+        pub stateful: bool,
+    }
+}
+
+facts! {
+    /// The facts of a lookup join (it carries no right input).
+    pub struct LookupJoinFacts {
+        #[serde(flatten)]
+        pub base: JoinBase,
+        #[serde(flatten)]
+        pub lookup: Lookup,
+    }
+}

@@ -1,0 +1,179 @@
+//! The typed facts: one Rust type per operator kind's facts (and per query, source pair, job
+//! and changed item), declared once with the `facts!` macro. Each type serializes (serde) to
+//! the JSON the rule DSL evaluates, and derives its own schema: the name, type and meaning
+//! (the field's doc comment) of every fact, and the coverage group the fail-safe uses. The
+//! DSL's type checker, `rules facts`, docs/facts.md and the fail-safe's coverage are built from
+//! these schemas (`diff::schema`).
+
+use crate::rules::dsl::FactType;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Declares a facts type: a struct whose fields are facts, each with a doc comment (its meaning
+/// for rule authors), optionally `#[group = "name"]` (the coverage group: facts that are views
+/// of one another), and serde attributes. `#[serde(flatten)]` splices another facts type's
+/// facts in, for serde and for the schema alike.
+macro_rules! facts {
+    (
+        $(#[doc = $sdoc:literal])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $(#[group = $group:literal])?
+                $(#[serde($($serde:tt)*)])*
+                pub $field:ident : $ty:ty
+            ),* $(,)?
+        }
+    ) => {
+        $(#[doc = $sdoc])*
+        #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(default)]
+        pub struct $name {
+            $(
+                $(#[doc = $doc])*
+                $(#[serde($($serde)*)])*
+                pub $field: $ty,
+            )*
+        }
+
+        impl $crate::facts::FactTyped for $name {
+            fn fact_type() -> $crate::rules::dsl::FactType {
+                $crate::facts::object_of(&Self::fields().unwrap_or_default())
+            }
+
+            fn fields() -> Option<Vec<$crate::facts::Fact>> {
+                let mut out = Vec::new();
+                $(
+                    $crate::facts::Fact::add::<$ty>(
+                        &mut out,
+                        stringify!($field),
+                        concat!($($doc),*),
+                        None$(.or(Some($group)))?,
+                        stringify!($($($serde)*)*),
+                    );
+                )*
+                Some(out)
+            }
+        }
+    };
+}
+
+pub mod aggregate;
+pub mod job;
+pub mod join;
+pub mod operators;
+pub mod ranking;
+
+pub use operators::operator_facts;
+
+/// One fact of a facts type: its name, type, meaning and coverage group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub name: &'static str,
+    pub fact_type: FactType,
+    pub doc: &'static str,
+    /// Facts of one group are views of one another: a rule that reads one explains a change in
+    /// the others. None: the fact is its own group.
+    pub group: Option<&'static str>,
+}
+
+impl Fact {
+    /// Adds the field `name` of type `T` (all of `T`'s facts when the field is flattened).
+    pub fn add<T: FactTyped>(
+        out: &mut Vec<Fact>,
+        name: &'static str,
+        doc: &'static str,
+        group: Option<&'static str>,
+        serde: &'static str,
+    ) {
+        if serde.contains("flatten") {
+            out.extend(T::fields().unwrap_or_default());
+            return;
+        }
+        out.push(Fact {
+            name: name.trim_start_matches("r#"),
+            fact_type: T::fact_type(),
+            doc: doc.trim(),
+            group,
+        });
+    }
+
+    /// The fact as the hand-written tables had it: name, type, meaning.
+    pub fn row(&self) -> (&'static str, FactType, &'static str) {
+        (self.name, self.fact_type.clone(), self.doc)
+    }
+}
+
+/// The DSL type of a Rust fact type.
+pub trait FactTyped {
+    fn fact_type() -> FactType;
+    /// The facts of a facts type (declared with `facts!`); None for a plain value.
+    fn fields() -> Option<Vec<Fact>> {
+        None
+    }
+}
+
+pub fn object_of(facts: &[Fact]) -> FactType {
+    FactType::Object(
+        facts
+            .iter()
+            .map(|f| (f.name.to_string(), f.fact_type.clone()))
+            .collect(),
+    )
+}
+
+/// The facts of a facts type, in declaration order.
+pub fn facts_of<T: FactTyped>() -> Vec<Fact> {
+    T::fields().unwrap_or_default()
+}
+
+macro_rules! fact_type {
+    ($fact:expr => $($t:ty),*) => {
+        $(impl FactTyped for $t {
+            fn fact_type() -> FactType {
+                $fact
+            }
+        })*
+    };
+}
+
+fact_type!(FactType::String => String);
+fact_type!(FactType::Bool => bool);
+fact_type!(FactType::Number => i64, u64, usize, i128, f64);
+fact_type!(FactType::Any => Value);
+
+impl<T: FactTyped> FactTyped for Vec<T> {
+    fn fact_type() -> FactType {
+        FactType::List(Box::new(T::fact_type()))
+    }
+}
+
+/// An optional fact: `null` when absent (or left out with `skip_serializing_if`).
+impl<T: FactTyped> FactTyped for Option<T> {
+    fn fact_type() -> FactType {
+        T::fact_type()
+    }
+}
+
+/// A facts value as the JSON object the rules read (the generated layer).
+pub fn to_map<T: Serialize>(facts: &T) -> Map<String, Value> {
+    match serde_json::to_value(facts) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// A facts value read back from the JSON object (facts it does not declare ignored, facts
+/// missing from the object at their default).
+pub fn from_map<T: DeserializeOwned + Default>(map: &Map<String, Value>) -> T {
+    T::deserialize(Value::Object(map.clone())).unwrap_or_default()
+}
+
+facts! {
+    /// The filter terms beneath an operator.
+    pub struct Filters {
+        /// filter terms applied upstream of the operator (WHERE), canonical
+        pub filters: Vec<String>,
+    }
+}

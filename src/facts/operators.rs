@@ -1,0 +1,148 @@
+//! The facts of MATCH_RECOGNIZE, temporal sorts, limits, source tables and opaque operators,
+//! and the facts of every operator kind.
+
+use super::aggregate::{
+    GroupAggregateFacts, GroupWindowAggregateFacts, OverAggregateFacts, WindowAggregateFacts,
+};
+use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts};
+use super::ranking::{DeduplicateFacts, TopNFacts, WindowTopNFacts};
+use super::{facts_of, Fact, Filters};
+use crate::plan::OperatorKind;
+
+facts! {
+    /// The facts of a MATCH_RECOGNIZE.
+    pub struct MatchRecognizeFacts {
+        /// PARTITION BY expressions, canonical, in order
+        #[group = "row"]
+        pub partition_keys: Vec<String>,
+        /// ORDER BY items, canonical, each `expr ASC|DESC`
+        #[group = "row"]
+        pub order: Vec<String>,
+        /// MEASURES expressions as written (whitespace collapsed), without their aliases
+        pub measures: Vec<String>,
+        /// ONE ROW PER MATCH or ALL ROWS PER MATCH
+        pub rows_per_match: String,
+        /// the AFTER MATCH SKIP strategy
+        pub after_match: String,
+        /// the PATTERN, with its WITHIN
+        pub pattern: String,
+        /// the PATTERN without its WITHIN
+        #[group = "pattern"]
+        pub pattern_body: String,
+        /// the PATTERN's WITHIN in milliseconds: 0 without one, -1 when its interval is not read
+        #[group = "pattern"]
+        pub within_ms: f64,
+        /// the DEFINE clauses, `VAR AS condition`, as written
+        pub defines: Vec<String>,
+        /// the columns of the input rows the operator keeps, canonical
+        #[group = "row"]
+        pub input_schema: Vec<String>,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The facts of an `ORDER BY time ASC` without a limit.
+    pub struct TemporalSortFacts {
+        /// rowtime or proctime: the time attribute sorted on first
+        pub time_kind: String,
+        /// ORDER BY items, canonical, each `expr ASC|DESC`, in order
+        #[group = "sort_keys"]
+        pub sort_keys: Vec<String>,
+        /// the sort keys the query also selects
+        #[group = "sort_keys"]
+        pub sort_keys_selected: Vec<String>,
+        /// the selected fields other than the sort keys, canonical, in order
+        #[group = "sort_keys"]
+        pub fields: Vec<String>,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The facts of a LIMIT / OFFSET / FETCH.
+    pub struct LimitFacts {
+        /// the number of rows kept (LIMIT n / FETCH FIRST n ROWS)
+        pub fetch: serde_json::Value,
+        /// the number of rows skipped (OFFSET m), 0 without OFFSET
+        pub offset: serde_json::Value,
+        /// ORDER BY items, canonical, each `expr ASC|DESC`; empty for a plain LIMIT
+        #[group = "row"]
+        pub order: Vec<String>,
+        /// the selected fields, canonical, in order
+        #[group = "sort_keys"]
+        pub fields: Vec<String>,
+        #[serde(flatten)]
+        pub filters: Filters,
+    }
+}
+
+facts! {
+    /// The facts of a source table (its scan). A table the script does not declare has only
+    /// `name` and `declared`.
+    pub struct SourceFacts {
+        /// the table's name as the query reads it
+        pub name: String,
+        /// whether the script declares it with CREATE TABLE
+        pub declared: bool,
+        /// the 'connector' option (the only WITH option checked)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub connector: Option<Option<String>>,
+        /// insert-only, upsert, changelog:<format> or changelog-mode:<mode>
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub changelog: Option<String>,
+        /// PRIMARY KEY columns, in order
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub primary_key: Option<Vec<String>>,
+        /// WITH options about sharding, key=value
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sharding: Option<Vec<String>>,
+        /// every WITH option, key=value, sorted (each one that differs is judged by a table_option rule)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<Vec<String>>,
+        /// every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub columns: Option<Vec<String>>,
+        /// the column of the WATERMARK (the rowtime attribute)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub watermark_column: Option<Option<String>>,
+        /// the WATERMARK expression
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub watermark: Option<Option<String>>,
+    }
+}
+
+facts! {
+    /// The facts of an operator compared as a whole.
+    pub struct OpaqueFacts {
+        /// what Flink plans (join, rank, match_recognize, ...)
+        pub flink_kind: String,
+        /// the operator's whole canonical lineage (what it computes over the rows it reads, views, CTEs, subqueries, filters and source tables beneath inlined): any change changes it
+        pub fingerprint: String,
+        /// why the tool does not model it in detail
+        pub reason: String,
+    }
+}
+
+/// The facts of one side (old or new) of an operator of this kind, in declaration order.
+pub fn operator_facts(kind: OperatorKind) -> Vec<Fact> {
+    match kind {
+        OperatorKind::GroupWindowAggregate => facts_of::<GroupWindowAggregateFacts>(),
+        OperatorKind::GroupAggregate => facts_of::<GroupAggregateFacts>(),
+        OperatorKind::WindowAggregate => facts_of::<WindowAggregateFacts>(),
+        OperatorKind::OverAggregate => facts_of::<OverAggregateFacts>(),
+        OperatorKind::Deduplicate => facts_of::<DeduplicateFacts>(),
+        OperatorKind::Source => facts_of::<SourceFacts>(),
+        OperatorKind::TopN => facts_of::<TopNFacts>(),
+        OperatorKind::WindowTopN => facts_of::<WindowTopNFacts>(),
+        OperatorKind::Join | OperatorKind::TemporalJoin => facts_of::<JoinFacts>(),
+        OperatorKind::IntervalJoin => facts_of::<IntervalJoinFacts>(),
+        OperatorKind::LookupJoin => facts_of::<LookupJoinFacts>(),
+        OperatorKind::MatchRecognize => facts_of::<MatchRecognizeFacts>(),
+        OperatorKind::TemporalSort => facts_of::<TemporalSortFacts>(),
+        OperatorKind::Limit => facts_of::<LimitFacts>(),
+        OperatorKind::Opaque => facts_of::<OpaqueFacts>(),
+    }
+}

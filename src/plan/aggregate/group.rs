@@ -1,0 +1,134 @@
+//! Non-windowed GROUP BY and SELECT DISTINCT (Flink's group aggregate), and GROUPING SETS,
+//! ROLLUP and CUBE (compared as a whole).
+
+use super::super::builder::{default_name, Builder};
+use super::super::expr::CExpr;
+use super::super::scope::{Column, Relation};
+use super::super::{Operator, OperatorKind};
+use super::Grouped;
+use crate::error::{Error, Result};
+use crate::facts::aggregate::GroupAggregateFacts;
+use crate::source::ByteSpan;
+use sqlparser::ast::{Expr, Select, SelectItem};
+
+/// The facts of a group aggregate.
+pub fn put_facts(op: &mut Operator, grouped: Grouped) {
+    op.put(&GroupAggregateFacts {
+        keys: grouped.keys,
+        aggregates: grouped.aggregates,
+        filters: grouped.filters,
+    });
+}
+
+/// SELECT DISTINCT: Flink plans a group aggregate keyed by every selected column.
+pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> Result<Relation> {
+    let mut op = Operator::new(
+        OperatorKind::GroupAggregate,
+        "stream-exec-group-aggregate",
+        b.span(select),
+    );
+    let keys: Vec<String> = relation
+        .columns
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    let aggregates = super::aggregate_facts(&mut op, &[], ByteSpan::default());
+    let filters = op.filter_facts(
+        &relation.filters,
+        select.selection.as_ref().map(|w| b.span(w)),
+    );
+    put_facts(
+        &mut op,
+        Grouped {
+            keys,
+            aggregates,
+            filters,
+            projection_span: ByteSpan::default(),
+        },
+    );
+    b.operators.push(op);
+    Ok(relation)
+}
+
+/// A query the tool cannot describe in detail (GROUPING SETS, ROLLUP, CUBE): compared by its
+/// whole lineage: its grouping, SELECT list and HAVING, canonical, over its input's lineage.
+pub fn grouping_sets(
+    b: &mut Builder,
+    select: &Select,
+    input: &Relation,
+    group_exprs: &[&Expr],
+    reason: &str,
+) -> Result<Relation> {
+    let span = b.span(select);
+    let mut conv = b.converter();
+    let mut grouping = Vec::new();
+    let mut keys = Vec::new();
+    for expr in group_exprs {
+        let (name, sets) = match expr {
+            Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
+            Expr::Rollup(sets) => ("ROLLUP", sets),
+            Expr::Cube(sets) => ("CUBE", sets),
+            other => {
+                let key = conv.expr(input, other)?.canonical();
+                keys.push(key.clone());
+                grouping.push(key);
+                continue;
+            }
+        };
+        let mut texts = Vec::new();
+        for set in sets {
+            let mut items = Vec::new();
+            for item in set {
+                let key = conv.expr(input, item)?.canonical();
+                keys.push(key.clone());
+                items.push(key);
+            }
+            texts.push(format!("({})", items.join(", ")));
+        }
+        grouping.push(format!("{name} ({})", texts.join(", ")));
+    }
+    let grouping = grouping.join(", ");
+    conv.aggregates = Some(Vec::new());
+    conv.group_keys = keys;
+    let mut output = Relation::default();
+    let mut items = Vec::new();
+    for (i, item) in select.projection.iter().enumerate() {
+        let (expr, name) = match item {
+            SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
+            SelectItem::UnnamedExpr(e) => (e, default_name(e, i)),
+            other => {
+                return Err(Error::sql(
+                    conv.file,
+                    conv.span(other),
+                    "`*` cannot be selected in an aggregating query",
+                ))
+            }
+        };
+        let value = conv.expr(input, expr)?.canonical();
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: CExpr::Derived(format!("{value} BY {grouping}")),
+            time: None,
+            span: conv.span(expr),
+        });
+        items.push(value);
+    }
+    let having = match &select.having {
+        Some(h) => format!(" HAVING {}", conv.expr(input, h)?.canonical()),
+        None => String::new(),
+    };
+    let description = format!(
+        "GROUP BY {grouping} SELECT {}{having} over ({})",
+        items.join(", "),
+        input.rows_lineage().trim_start()
+    );
+    b.opaque(
+        "group_aggregate",
+        "stream-exec-group-aggregate",
+        span,
+        description,
+        reason,
+    );
+    Ok(output)
+}

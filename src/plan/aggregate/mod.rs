@@ -1,0 +1,291 @@
+//! Aggregating queries: legacy group windows (`GROUP BY TUMBLE(...)`, `group_window`), window
+//! TVF aggregates (`window_tvf`), non-windowed GROUP BY and SELECT DISTINCT (`group`). This
+//! module reads the GROUP BY and the SELECT list, which they share, and decides the kind.
+
+mod group;
+mod group_window;
+mod window_tvf;
+
+pub use group::select_distinct;
+
+use super::builder::{default_name, Builder};
+use super::convert::{AggCall, FunctionOrigin};
+use super::dialect_names::{WINDOW_END, WINDOW_START, WINDOW_TIME};
+use super::expr::CExpr;
+use super::functions::{is_builtin_aggregate, window_property, GroupWindowKind};
+use super::scope::{Column, Relation};
+use super::{Operator, OperatorKind};
+use crate::catalog::config::Origin;
+use crate::catalog::TimeKind;
+use crate::error::{Error, Result};
+use crate::facts::aggregate::{Aggregates, Emit};
+use crate::facts::{facts_of, Filters};
+use crate::source::ByteSpan;
+use crate::sql::Language;
+use group_window::GroupWindow;
+use sqlparser::ast::{Expr, GroupByExpr, Select, SelectItem, Visit, Visitor};
+use std::ops::ControlFlow;
+
+/// Whether the SELECT list or HAVING calls a built-in aggregate (without OVER).
+pub fn has_aggregates(select: &Select) -> bool {
+    struct Finder(bool);
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            if let Expr::Function(f) = expr {
+                if f.over.is_none() && is_builtin_aggregate(&f.name.to_string()) {
+                    self.0 = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut finder = Finder(false);
+    for item in &select.projection {
+        let _ = item.visit(&mut finder);
+    }
+    if let Some(having) = &select.having {
+        let _ = having.visit(&mut finder);
+    }
+    finder.0
+}
+
+pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relation> {
+    let span = b.span(select);
+    let group_exprs: Vec<&Expr> = match &select.group_by {
+        GroupByExpr::Expressions(exprs, modifiers) => {
+            if !modifiers.is_empty() {
+                return Err(Error::sql(
+                    b.file,
+                    span,
+                    "GROUP BY modifiers (WITH ROLLUP, ...) are not supported",
+                ));
+            }
+            exprs.iter().collect()
+        }
+        GroupByExpr::All(_) => {
+            return Err(Error::sql(
+                b.file,
+                span,
+                "GROUP BY ALL is not supported by Flink",
+            ))
+        }
+    };
+    let mut window: Option<GroupWindow> = None;
+    let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
+    let mut window_keys: Vec<(String, usize)> = Vec::new();
+    for (position, expr) in group_exprs.iter().enumerate() {
+        if let Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) = expr {
+            return group::grouping_sets(
+                b,
+                select,
+                &input,
+                &group_exprs,
+                "GROUPING SETS, ROLLUP and CUBE are not modelled in detail: compared by their whole lineage",
+            );
+        }
+        if let Expr::Function(f) = expr {
+            if let Some(kind) = GroupWindowKind::from_name(&f.name.to_string()) {
+                if window.is_some() {
+                    return Err(Error::sql(
+                        b.file,
+                        b.span(*expr),
+                        "a GROUP BY may have only one group window",
+                    ));
+                }
+                window = Some(group_window::group_window(
+                    b,
+                    &input,
+                    f,
+                    kind,
+                    position,
+                    b.span(*expr),
+                )?);
+                continue;
+            }
+        }
+        let key = b.converter().expr(&input, expr)?;
+        if input.window.is_some() {
+            if let Some(name) = [WINDOW_START, WINDOW_END, WINDOW_TIME]
+                .into_iter()
+                .find(|n| {
+                    key.canonical()
+                        .starts_with(&format!("{}(", n.to_uppercase()))
+                })
+            {
+                window_keys.push((name.to_string(), position));
+                continue;
+            }
+        }
+        keys.push((key, b.span(*expr)));
+    }
+    let tvf = if window_keys.is_empty() {
+        None
+    } else {
+        input.window.clone()
+    };
+    let (kind, node) = match (&window, &tvf) {
+        (Some(_), _) => (
+            OperatorKind::GroupWindowAggregate,
+            "stream-exec-group-window-aggregate",
+        ),
+        (None, Some(_)) => (
+            OperatorKind::WindowAggregate,
+            "stream-exec-window-aggregate",
+        ),
+        (None, None) => (OperatorKind::GroupAggregate, "stream-exec-group-aggregate"),
+    };
+    let qualify = input.base_tables.len() > 1;
+    let key_texts: Vec<String> = keys.iter().map(|(k, _)| k.canonical()).collect();
+    let properties = window
+        .as_ref()
+        .map(|w| group_window::window_properties(b, select, w))
+        .unwrap_or_default();
+
+    let mut output = Relation {
+        base_tables: input.base_tables.clone(),
+        ..Default::default()
+    };
+    let mut conv = b.converter();
+    conv.aggregates = Some(Vec::new());
+    conv.group_keys = key_texts.clone();
+    conv.qualify_display = qualify;
+    let mut projection_span = ByteSpan::default();
+    for (index, item) in select.projection.iter().enumerate() {
+        let (expr, name) = match item {
+            SelectItem::UnnamedExpr(e) => (e, default_name(e, index)),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.clone()),
+            other => {
+                return Err(Error::sql(
+                    conv.file,
+                    conv.span(other),
+                    "`*` cannot be selected in an aggregating query",
+                ))
+            }
+        };
+        let item_span = conv.span(expr);
+        projection_span = projection_span.union(item_span);
+        let value = conv.expr(&input, expr)?;
+        let time = property_time(&value);
+        output.columns.push(Column {
+            name,
+            qualifier: None,
+            expr: value,
+            time,
+            span: item_span,
+        });
+    }
+    if let Some(having) = &select.having {
+        let filter = conv.expr(&input, having)?;
+        output.filters.extend(filter.conjuncts());
+    }
+    let aggregates = conv.aggregates.take().unwrap_or_default();
+
+    let mut op = Operator::new(kind, node, span);
+    let keys_span = keys
+        .iter()
+        .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
+    op.fact_spans.insert("keys".into(), keys_span);
+    for (key, key_span) in &keys {
+        op.item_spans.insert(key.canonical(), *key_span);
+        op.display.insert(key.canonical(), key.display(qualify));
+    }
+    let grouped = Grouped {
+        keys: key_texts.clone(),
+        aggregates: aggregate_facts(&mut op, &aggregates, projection_span),
+        filters: op.filter_facts(&input.filters, select.selection.as_ref().map(|w| b.span(w))),
+        projection_span,
+    };
+    match (&window, &tvf) {
+        (Some(w), _) => group_window::put_facts(b, &mut op, w, &properties, grouped),
+        (None, Some(t)) => {
+            window_tvf::put_facts(b, &mut op, t, &window_keys, input.window_steps, grouped)
+        }
+        (None, None) => group::put_facts(&mut op, grouped),
+    }
+    output.columns.iter_mut().for_each(|c| {
+        if let CExpr::Derived(text) = &c.expr {
+            c.expr = CExpr::Derived(format!("{}[{}]:{text}", kind.name(), key_texts.join(", ")));
+        }
+    });
+    b.operators.push(op);
+    Ok(output)
+}
+
+fn property_time(expr: &CExpr) -> Option<TimeKind> {
+    match expr {
+        CExpr::Call { name, .. } => match window_property(name) {
+            Some((_, "rowtime")) => Some(TimeKind::Rowtime),
+            Some((_, "proctime")) => Some(TimeKind::Proctime),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What every GROUP BY operator shares: its keys, aggregates and filters, and where its
+/// SELECT list is written.
+pub struct Grouped {
+    pub keys: Vec<String>,
+    pub aggregates: Aggregates,
+    pub filters: Filters,
+    pub projection_span: ByteSpan,
+}
+
+/// Facts every aggregating operator shares: its aggregates and where their functions come from
+/// (their clauses, display and state items recorded on the operator).
+pub fn aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan) -> Aggregates {
+    let texts = |f: &dyn Fn(&AggCall) -> bool| -> Vec<String> {
+        aggregates
+            .iter()
+            .filter(|a| f(a))
+            .map(|a| a.canonical.clone())
+            .collect()
+    };
+    let facts = Aggregates {
+        aggregates: texts(&|_| true),
+        plain_aggregates: texts(&|a| !a.distinct),
+        distinct_aggregates: texts(&|a| a.distinct),
+        python_udafs: texts(&|a| a.origin == FunctionOrigin::Declared(Language::Python)),
+        undeclared_aggregates: texts(&|a| a.origin == FunctionOrigin::Undeclared),
+        udafs: texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_))),
+    };
+    for fact in facts_of::<Aggregates>() {
+        op.fact_spans.insert(fact.name.into(), span);
+    }
+    for agg in aggregates {
+        op.item_spans.insert(agg.canonical.clone(), agg.span);
+        op.display
+            .insert(agg.canonical.clone(), agg.display.clone());
+        op.state_items.push(agg.canonical.clone());
+    }
+    facts
+}
+
+/// The early/late-fire configuration in force for a window operator (its clause recorded).
+fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
+    let config = &b.catalog.config;
+    let value = |key: &str| config.get(key).map(str::to_string);
+    let facts = Emit {
+        early_fire: config.is_true("table.exec.emit.early-fire.enabled"),
+        early_fire_delay: value("table.exec.emit.early-fire.delay"),
+        late_fire: config.is_true("table.exec.emit.late-fire.enabled"),
+        late_fire_delay: value("table.exec.emit.late-fire.delay"),
+        allow_lateness: value("table.exec.emit.allow-lateness"),
+    };
+    let keys = [
+        "table.exec.emit.early-fire.enabled",
+        "table.exec.emit.early-fire.delay",
+        "table.exec.emit.late-fire.enabled",
+        "table.exec.emit.late-fire.delay",
+        "table.exec.emit.allow-lateness",
+    ];
+    let span = keys.iter().filter_map(|k| match config.origin(k) {
+        Some(Origin::Script(span)) => Some(*span),
+        _ => None,
+    });
+    let span = span.fold(ByteSpan::default(), ByteSpan::union);
+    op.fact_spans.insert("emit".into(), span);
+    facts
+}
