@@ -3,10 +3,25 @@
 
 use crate::catalog::config::{self, Origin};
 use crate::catalog::connectors::Connectors;
+use crate::facts::job::{ConfigKeyItem, TableOptionItem};
+use crate::facts::FactTyped;
 use crate::plan::{Operator, Plan};
 use crate::rules::items::Item;
 use crate::source::ByteSpan;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// An item's facts as the rules read them: its own, and the job's beside them (`config.*`).
+fn with_config<T: FactTyped + Serialize>(item: &T, config_facts: &Value) -> Value {
+    let mut facts = crate::facts::to_map(item);
+    facts.insert("config".into(), config_facts.clone());
+    Value::Object(facts)
+}
+
+/// A WITH option's value (a string), as an item fact.
+fn text(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_string)
+}
 
 /// One item per configuration key whose value in force differs between the two jobs.
 pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
@@ -17,14 +32,16 @@ pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
     config::changes(&old.catalog.config, &new.catalog.config)
         .into_iter()
         .map(|change| Item {
-            facts: json!({
-                "key": change.key,
-                "written": change.written,
-                "old_value": change.old,
-                "new_value": change.new,
-                "known": config::is_known(&change.key),
-                "config": config_facts,
-            }),
+            facts: with_config(
+                &ConfigKeyItem {
+                    known: config::is_known(&change.key),
+                    key: change.key,
+                    written: change.written.clone(),
+                    old_value: change.old,
+                    new_value: change.new,
+                },
+                config_facts,
+            ),
             old_span: span(old, &change.written),
             new_span: span(new, &change.written),
             label: format!("configuration key '{}'", change.written),
@@ -61,7 +78,7 @@ pub fn option_items(
         c if c.is_empty() => connector(&old_options),
         c => c,
     };
-    let table = new.facts.get("name").cloned().unwrap_or(Value::Null);
+    let table = new.source_facts().map(|s| s.name);
     let mut keys: Vec<&String> = old_options.keys().chain(new_options.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -77,23 +94,25 @@ pub fn option_items(
                 Some(written.copied().unwrap_or(op.span))
             };
             Item {
-                facts: json!({
-                    "table": table,
-                    "connector": connector_name,
-                    "key": key,
-                    "old_value": old_options.get(key),
-                    "new_value": new_options.get(key),
-                    "role": role.as_ref().map(|r| r.role.clone()),
-                    "reason": role.as_ref().map(|r| r.why.clone()),
-                    "documented": connectors.table(&connector_name).is_some(),
-                    "feeds_state": feeds_state,
-                    "config": config_facts,
-                }),
+                facts: with_config(
+                    &TableOptionItem {
+                        table: table.clone(),
+                        connector: connector_name.clone(),
+                        key: key.clone(),
+                        old_value: text(old_options.get(key)),
+                        new_value: text(new_options.get(key)),
+                        role: role.as_ref().map(|r| r.role.clone()),
+                        reason: role.as_ref().map(|r| r.why.clone()),
+                        documented: connectors.table(&connector_name).is_some(),
+                        feeds_state,
+                    },
+                    config_facts,
+                ),
                 old_span: span(old, old_options.get(key)),
                 new_span: span(new, new_options.get(key)),
                 label: format!(
                     "option '{key}' of table {}",
-                    table.as_str().unwrap_or_default()
+                    table.as_deref().unwrap_or_default()
                 ),
             }
         })

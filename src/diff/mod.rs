@@ -114,7 +114,7 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
 }
 
 fn operator_key(op: &Operator) -> String {
-    match op.facts.get("flink_kind").and_then(Value::as_str) {
+    match op.flink_kind() {
         Some(kind) => format!("{}:{kind}", op.kind.name()),
         None => op.kind.name().to_string(),
     }
@@ -145,13 +145,7 @@ fn match_sources<'a>(
     new: Option<&'a QueryPlan>,
 ) -> Vec<OperatorPair<'a>> {
     let of = |q: Option<&'a QueryPlan>| q.map(|q| q.source_tables.as_slice()).unwrap_or_default();
-    let name = |op: &Operator| {
-        op.facts
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
+    let name = |op: &Operator| op.source_facts().map(|s| s.name).unwrap_or_default();
     pair_by(of(old), of(new), name, true)
 }
 
@@ -494,7 +488,8 @@ fn source_pair_facts(facts: &mut Map<String, Value>, pair: &OperatorPair) {
         }
     }
     let declared = |op: Option<&Operator>| {
-        op.and_then(|o| o.facts.get("declared")) == Some(&Value::Bool(true))
+        op.and_then(Operator::source_facts)
+            .is_some_and(|s| s.declared)
     };
     facts.insert(
         "both_declared".into(),

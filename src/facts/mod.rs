@@ -156,6 +156,12 @@ impl<T: FactTyped> FactTyped for Option<T> {
     }
 }
 
+/// Whether these facts include every fact of the facts type `T` (e.g. a kind's facts have
+/// the `Aggregates`).
+pub fn has<T: FactTyped>(facts: &[Fact]) -> bool {
+    facts_of::<T>().iter().all(|f| facts.contains(f))
+}
+
 /// A facts value as the JSON object the rules read (the generated layer).
 pub fn to_map<T: Serialize>(facts: &T) -> Map<String, Value> {
     match serde_json::to_value(facts) {

@@ -29,7 +29,9 @@ pub mod unmodelled;
 pub mod window;
 
 use crate::catalog::Catalog;
+use crate::facts::aggregate::Aggregates;
 use crate::facts::join::Lookup;
+use crate::facts::operators::{OpaqueFacts, SourceFacts};
 use crate::facts::{FactTyped, Filters};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
@@ -161,6 +163,22 @@ impl Operator {
     /// "stateful" every rule and fact uses.
     pub fn keeps_state(&self) -> bool {
         self.kind != OperatorKind::LookupJoin || self.read::<Lookup>().stateful
+    }
+
+    /// What Flink plans for an operator compared as a whole (its `flink_kind`); None for the
+    /// kinds the tool models.
+    pub fn flink_kind(&self) -> Option<String> {
+        (self.kind == OperatorKind::Opaque).then(|| self.read::<OpaqueFacts>().flink_kind)
+    }
+
+    /// A source table's facts (name, whether declared, ...); None for the other kinds.
+    pub fn source_facts(&self) -> Option<SourceFacts> {
+        (self.kind == OperatorKind::Source).then(|| self.read())
+    }
+
+    /// Whether the operator's kind keeps aggregates (its facts type has the `Aggregates`).
+    pub fn has_aggregates(&self) -> bool {
+        crate::facts::has::<Aggregates>(&crate::facts::operator_facts(self.kind))
     }
 
     /// Writes facts of a facts type (`crate::facts`: the kind's whole facts, or a part of them

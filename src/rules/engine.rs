@@ -248,8 +248,8 @@ fn state_fate(
             .cloned()
             .unwrap_or_default()
     };
-    let has_aggregates = old.is_some_and(|o| o.facts.contains_key("aggregates"))
-        || new.is_some_and(|o| o.facts.contains_key("aggregates"));
+    let has_aggregates =
+        old.is_some_and(Operator::has_aggregates) || new.is_some_and(Operator::has_aggregates);
     let mut fate = StateFate::default();
     match verdict {
         Verdict::FullyCompatible | Verdict::PartiallyCompatible
@@ -385,12 +385,7 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
         .map(|o| o.flink_node)
         .unwrap_or_default();
     OperatorReport {
-        kind: match pair
-            .old
-            .or(pair.new)
-            .and_then(|o| o.facts.get("flink_kind"))
-            .and_then(Value::as_str)
-        {
+        kind: match pair.old.or(pair.new).and_then(Operator::flink_kind) {
             Some(flink_kind) => format!("{operator}:{flink_kind}"),
             None => operator.to_string(),
         },
@@ -398,9 +393,8 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
             .then(|| {
                 pair.new
                     .or(pair.old)
-                    .and_then(|o| o.facts.get("name"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
+                    .and_then(Operator::source_facts)
+                    .map(|s| s.name)
             })
             .flatten(),
         flink_node: node.to_string(),
