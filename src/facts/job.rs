@@ -62,6 +62,8 @@ facts! {
         pub changed_items: Vec<String>,
         /// what the query writes changed while its stateful operators and source tables did not (a projection after them)
         pub projection_changed: bool,
+        /// which rows the query writes changed while its stateful operators and source tables did not (a filter after them: a HAVING, a WHERE over their output)
+        pub rows_changed: bool,
         /// output columns computing the same thing under another name, `old -> new`
         pub renamed_outputs: Vec<String>,
         /// when this query changed an item: the items changed in the whole deployment, `query: item` (VVR counts them per deployment)
