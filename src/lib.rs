@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config_file;
 pub mod diff;
 pub mod error;
+pub mod fact_schema;
 pub mod input;
 pub mod limits;
 pub mod notes;

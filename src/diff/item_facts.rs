@@ -4,9 +4,17 @@
 use crate::catalog::config::{self, Origin};
 use crate::catalog::connectors::Connectors;
 use crate::plan::{Operator, Plan};
-use crate::rules::items::Item;
 use crate::source::ByteSpan;
 use serde_json::{json, Map, Value};
+
+/// One changed item: its facts, and where it is written in the old and the new script.
+pub struct Item {
+    pub facts: Value,
+    pub old_span: Option<ByteSpan>,
+    pub new_span: Option<ByteSpan>,
+    /// How the fail-safe names the item (e.g. `configuration key 'x'`).
+    pub label: String,
+}
 
 /// One item per configuration key whose value in force differs between the two jobs.
 pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {

@@ -203,7 +203,7 @@ pub struct Job<'a> {
     /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
     pub temporary_tables_changed: Vec<String>,
     /// Each configuration key whose value in force differs, for the `config_key` rules.
-    pub config_items: Vec<crate::rules::items::Item>,
+    pub config_items: Vec<item_facts::Item>,
     /// The items changed in the whole deployment (`query: item`): VVR counts "more than one
     /// item changed" per deployment, not per query.
     pub deployment_items: Vec<String>,

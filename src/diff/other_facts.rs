@@ -1,8 +1,8 @@
 //! The facts of MATCH_RECOGNIZE, temporal sorts and limits.
 
 use super::schema::strings;
+use crate::fact_schema::FactType;
 use crate::plan::OperatorKind;
-use crate::rules::dsl::FactType;
 
 pub fn facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'static str)> {
     use FactType::*;

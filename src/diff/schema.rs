@@ -1,8 +1,8 @@
 //! The facts a rule may use, per operator kind: the type of each fact of the old and new
 //! operator, the relations derived from every list fact, and the job configuration.
 
+use crate::fact_schema::{FactSchema, FactType};
 use crate::plan::OperatorKind;
-use crate::rules::dsl::{FactSchema, FactType};
 use std::collections::BTreeMap;
 
 pub fn object(fields: &[(&str, FactType)]) -> FactType {

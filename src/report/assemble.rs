@@ -4,9 +4,10 @@
 use super::spans::spans_for;
 use super::state_fate::state_fate;
 use super::{Finding, Location, OperatorReport, QueryReport, QueryStatus};
+use crate::diff::item_facts::Item;
 use crate::diff::{self, Job, OperatorPair, QueryPair};
 use crate::plan::{Operator, OperatorKind, Plan};
-use crate::rules::items::{self, Item};
+use crate::rules::items;
 use crate::rules::{engine, lookup, RuleSet};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;

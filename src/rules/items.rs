@@ -6,17 +6,7 @@
 
 use super::engine::fire;
 use super::{Rule, RuleSet};
-use crate::source::ByteSpan;
-use serde_json::Value;
-
-/// One changed item: its facts, and where it is written in the old and the new script.
-pub struct Item {
-    pub facts: Value,
-    pub old_span: Option<ByteSpan>,
-    pub new_span: Option<ByteSpan>,
-    /// How the fail-safe names the item (e.g. `configuration key 'x'`).
-    pub label: String,
-}
+use crate::diff::item_facts::Item;
 
 /// The rules that fire on each item, in order (none: the fail-safe `unexplained-change`).
 pub fn decide<'r>(rules: &'r RuleSet, operator: &'r str, items: &[Item]) -> Vec<Vec<&'r Rule>> {
