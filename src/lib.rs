@@ -21,5 +21,7 @@ pub mod report;
 pub mod rules;
 pub mod source;
 pub mod sql;
+pub mod suggest;
 pub mod suppress;
 pub mod verdict;
+pub mod yaml;
