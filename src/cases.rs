@@ -5,10 +5,10 @@
 use crate::check::check;
 use crate::error::{Error, Result};
 use crate::report::Report;
-use crate::rules::dsl::suggest;
 use crate::rules::load::parse_yaml;
 use crate::rules::RuleSet;
 use crate::source::{ByteSpan, SourceFile};
+use crate::suggest;
 use crate::verdict::Verdict;
 use serde::Deserialize;
 use std::collections::BTreeMap;

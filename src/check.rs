@@ -6,8 +6,9 @@ use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
 use crate::plan::{builder::build_plan, Plan};
+use crate::report::{evaluate_query, location};
 use crate::report::{NoteReport, QueryReport, QueryStatus, Report, SCHEMA_VERSION};
-use crate::rules::{engine, RuleSet};
+use crate::rules::RuleSet;
 use crate::source::SourceFile;
 use crate::sql::parse_script;
 use crate::verdict::Verdict;
@@ -103,7 +104,7 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
     let job = crate::diff::Job::of_pairs(old_plan, new_plan, pairs);
     let mut queries: Vec<_> = pairs
         .iter()
-        .map(|p| engine::evaluate_query(rules, p, &job))
+        .map(|p| evaluate_query(rules, p, &job))
         .collect();
     if pairs.is_empty() {
         queries.extend(job_without_queries(&job, rules));
@@ -142,7 +143,7 @@ fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryR
         topology_changed_before: Vec::new(),
         moved_among_queries: false,
     };
-    let report = engine::evaluate_query(rules, &nothing, job);
+    let report = evaluate_query(rules, &nothing, job);
     (report.status != QueryStatus::Unchanged).then(|| QueryReport {
         name: "the job".into(),
         ..report
@@ -163,7 +164,7 @@ fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteRe
                 }
         }) {
             same.side = "both";
-            if let Some(location) = note.span.and_then(|s| engine::location(&plan.file, s)) {
+            if let Some(location) = note.span.and_then(|s| location(&plan.file, s)) {
                 same.location = Some(location);
             }
             continue;
@@ -172,7 +173,7 @@ fn notes_of(side: &'static str, plan: &Plan, notes: &Notes, out: &mut Vec<NoteRe
             side,
             kind: note.kind.clone(),
             message: note.message.clone(),
-            location: note.span.and_then(|s| engine::location(&plan.file, s)),
+            location: note.span.and_then(|s| location(&plan.file, s)),
         });
     }
 }

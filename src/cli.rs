@@ -450,11 +450,10 @@ fn execute(cli: Cli) -> Result<i32> {
                 RulesAction::Show { id, cases } => {
                     let rule = set.get(&id).ok_or_else(|| {
                         let ids = set.rules.iter().map(|r| r.id.as_str());
-                        let hint = crate::rules::dsl::suggest::did_you_mean(
-                            &crate::rules::dsl::nearest(&id, ids),
-                        )
-                        .map(|h| format!("\n{h}"))
-                        .unwrap_or_default();
+                        let hint =
+                            crate::suggest::did_you_mean(&crate::rules::dsl::nearest(&id, ids))
+                                .map(|h| format!("\n{h}"))
+                                .unwrap_or_default();
                         Error::Usage(format!(
                             "no rule with id `{id}` (see `flink-compat rules list`){hint}"
                         ))

@@ -22,8 +22,8 @@
 
 use crate::batch::glob::Glob;
 use crate::error::{Error, Result};
-use crate::rules::dsl::suggest::{did_you_mean, nearest};
 use crate::source::{ByteSpan, SourceFile};
+use crate::suggest::{did_you_mean, nearest};
 use crate::suppress::ConfigAllow;
 use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};

@@ -224,7 +224,7 @@ pub fn apply(
                 side: "new",
                 kind: NoteKind::Warning,
                 message,
-                location: crate::rules::engine::location(file, allow.span),
+                location: crate::report::location(file, allow.span),
             });
         }
     }

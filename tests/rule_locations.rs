@@ -1,12 +1,14 @@
-//! Where each rule's findings point: for every built-in rule, the case that shows it (its
-//! `example:`, or the first case that expects it) is run, and each finding of the rule is
-//! recorded with its place in the old and the new script (line:column and the text there).
+//! Where each rule's findings point: for every built-in rule (and the fail-safe
+//! `unexplained-change`), the case that shows it (its `example:`, or the first case that
+//! expects it) is run, and each finding of the rule is recorded with its place in the old and
+//! the new script (line:column and the text there).
 //! Spans are tested, not only rule ids. Run with `UPDATE_SNAPSHOTS=1` to rewrite the snapshot
 //! after an intended change.
 
 #[allow(dead_code)]
 mod support;
 use flink_compat::report::Location;
+use flink_compat::rules::engine::UNEXPLAINED;
 use flink_compat::rules::{profile, RuleSet};
 use flink_compat::source::SourceFile;
 use std::fmt::Write;
@@ -53,21 +55,31 @@ fn every_rule_points_where_its_example_case_says() {
     for engine in profile::builtin().expect("profiles").keys() {
         let set = RuleSet::load_engine(engine, &[] as &[&str]).expect("built-in rules");
         let _ = writeln!(out, "# engine {engine}\n");
-        for rule in set.rules.iter().filter(|r| r.profile == *engine) {
-            let Some(path) = case_of(rule, engine) else {
-                missing.push(format!("{engine} {}: no case", rule.id));
+        // Each rule of the profile, then the built-in fail-safe finding.
+        let ids = set
+            .rules
+            .iter()
+            .filter(|r| r.profile == *engine)
+            .map(|r| (r.id.as_str(), case_of(r, engine)))
+            .chain([(
+                UNEXPLAINED,
+                flink_compat::cases::example_of(UNEXPLAINED, engine, &[]).map(|(path, _)| path),
+            )]);
+        for (id, path) in ids {
+            let Some(path) = path else {
+                missing.push(format!("{engine} {id}: no case"));
                 continue;
             };
             let text = std::fs::read_to_string(&path).expect("the case file");
             let outcome =
                 flink_compat::cases::run(&SourceFile::new(path.clone(), text), &set).expect("runs");
             let Some(report) = outcome.report else {
-                missing.push(format!("{engine} {}: {path} did not run", rule.id));
+                missing.push(format!("{engine} {id}: {path} did not run"));
                 continue;
             };
-            let _ = writeln!(out, "{} ({path})", rule.id);
+            let _ = writeln!(out, "{id} ({path})");
             let mut found = 0;
-            for finding in report.findings().filter(|f| f.rule == rule.id) {
+            for finding in report.findings().filter(|f| f.rule == id) {
                 found += 1;
                 let _ = writeln!(
                     out,
@@ -77,7 +89,7 @@ fn every_rule_points_where_its_example_case_says() {
                 );
             }
             if found == 0 {
-                missing.push(format!("{engine} {}: {path} does not fire it", rule.id));
+                missing.push(format!("{engine} {id}: {path} does not fire it"));
             }
         }
         out.push('\n');

@@ -1,6 +1,7 @@
 //! Job configuration from `SET` statements and `--set`, in order, the later value winning.
 
 use crate::source::ByteSpan;
+use crate::suggest::edit_distance;
 use std::collections::BTreeMap;
 
 /// Where a configuration value came from.
@@ -128,25 +129,6 @@ pub fn likely_typo(key: &str) -> Option<&'static str> {
         .filter(|(k, d)| *d <= 3.max(k.len() / 12))
         .min_by_key(|(_, d)| *d)
         .map(|(k, _)| k)
-}
-
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                previous
-            } else {
-                1 + previous.min(row[j]).min(row[j + 1])
-            };
-            previous = current;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! `role` fact of a changed option, and why.
 
 use crate::error::Result;
-use crate::rules::load::parse_yaml;
 use crate::source::SourceFile;
+use crate::yaml::parse_yaml;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -55,7 +55,7 @@ pub fn builtin() -> &'static Connectors {
     static BUILTIN: OnceLock<Connectors> = OnceLock::new();
     BUILTIN.get_or_init(|| {
         let mut connectors = Connectors::default();
-        for (path, text) in crate::rules::BUILTIN {
+        for (path, text) in crate::yaml::BUILTIN {
             if path.starts_with("rules/connectors/") {
                 // Checked by a unit test: a broken built-in table is a build-time mistake.
                 let _ = connectors.load(&SourceFile::new(*path, *text));
@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn every_builtin_table_loads() {
-        for (path, text) in crate::rules::BUILTIN {
+        for (path, text) in crate::yaml::BUILTIN {
             if path.starts_with("rules/connectors/") {
                 let mut c = Connectors::default();
                 c.load(&SourceFile::new(*path, *text))

@@ -6,7 +6,6 @@ use crate::catalog::connectors::Connectors;
 use crate::facts::job::{ConfigKeyItem, TableOptionItem};
 use crate::facts::FactTyped;
 use crate::plan::{Operator, Plan};
-use crate::rules::items::Item;
 use crate::source::ByteSpan;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -21,6 +20,15 @@ fn with_config<T: FactTyped + Serialize>(item: &T, config_facts: &Value) -> Valu
 /// A WITH option's value (a string), as an item fact.
 fn text(value: Option<&Value>) -> Option<String> {
     value.and_then(Value::as_str).map(str::to_string)
+}
+
+/// One changed item: its facts, and where it is written in the old and the new script.
+pub struct Item {
+    pub facts: Value,
+    pub old_span: Option<ByteSpan>,
+    pub new_span: Option<ByteSpan>,
+    /// How the fail-safe names the item (e.g. `configuration key 'x'`).
+    pub label: String,
 }
 
 /// One item per configuration key whose value in force differs between the two jobs.

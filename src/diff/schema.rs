@@ -5,8 +5,8 @@ use crate::facts::job::{
     ConfigFacts, ConfigKeyItem, QueryFacts, QueryPairFacts, SourcePairFacts, TableOptionItem,
 };
 use crate::facts::{self, facts_of, Fact};
+use crate::fact_schema::{FactSchema, FactType};
 use crate::plan::OperatorKind;
-use crate::rules::dsl::{FactSchema, FactType};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

@@ -5,7 +5,7 @@
 //! DSL's type checker, `rules facts`, docs/facts.md and the fail-safe's coverage are built from
 //! these schemas (`diff::schema`).
 
-use crate::rules::dsl::FactType;
+use crate::fact_schema::FactType;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -38,7 +38,7 @@ macro_rules! facts {
         }
 
         impl $crate::facts::FactTyped for $name {
-            fn fact_type() -> $crate::rules::dsl::FactType {
+            fn fact_type() -> $crate::fact_schema::FactType {
                 $crate::facts::object_of(&Self::fields().unwrap_or_default())
             }
 
@@ -62,9 +62,11 @@ macro_rules! facts {
 pub mod aggregate;
 pub mod job;
 pub mod join;
+mod kind;
 pub mod operators;
 pub mod ranking;
 
+pub use kind::OperatorKind;
 pub use operators::operator_facts;
 
 /// One fact of a facts type: its name, type, meaning and coverage group.

@@ -7,7 +7,7 @@ use super::aggregate::{
 use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts};
 use super::ranking::{DeduplicateFacts, TopNFacts, WindowTopNFacts};
 use super::{facts_of, Fact, Filters};
-use crate::plan::OperatorKind;
+use super::OperatorKind;
 
 facts! {
     /// The facts of a MATCH_RECOGNIZE.

@@ -227,7 +227,7 @@ impl<'a> Converter<'a> {
             None => name.to_string(),
         };
         let known: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
-        let hint = crate::catalog::config::edit_distance;
+        let hint = crate::suggest::edit_distance;
         let nearest = known
             .iter()
             .filter(|k| hint(k, name) <= 2 || k.eq_ignore_ascii_case(name))

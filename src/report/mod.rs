@@ -1,5 +1,6 @@
 //! The result of a check, in one structure every output format renders.
 
+pub mod assemble;
 pub mod batch;
 pub mod concise;
 pub mod github;
@@ -10,8 +11,11 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 pub mod snippet;
+mod spans;
+mod state_fate;
 
 use crate::verdict::Verdict;
+pub use assemble::{evaluate_query, location};
 use serde::Serialize;
 
 /// Version of the JSON report's shape; bumped on any incompatible change.

@@ -3,8 +3,8 @@
 
 use crate::diff::schema::{config_facts, item_facts, operator_facts, query_facts, ITEM_KINDS};
 use crate::error::{Error, Result};
+use crate::fact_schema::FactType;
 use crate::plan::OperatorKind;
-use crate::rules::dsl::FactType;
 use std::fmt::Write;
 
 type Facts = Vec<(&'static str, FactType, &'static str)>;

@@ -5,22 +5,14 @@ use super::model::{RuleDef, RuleFile, VerdictDef};
 use super::{ByMode, FailureMode, Rule, RuleSet};
 use crate::diff::schema;
 use crate::error::{Error, Result};
-use crate::limits::{MAX_RULES, MAX_YAML_BYTES};
+use crate::limits::MAX_RULES;
 use crate::plan::OperatorKind;
 use crate::rules::dsl::{DslError, FactSchema, Predicate, Template};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
+pub use crate::yaml::{parse_yaml, raw_offset};
 use serde_saphyr::{Location, Spanned};
 use std::collections::BTreeMap;
-
-/// Byte offset where a YAML parser location starts.
-pub fn raw_offset(file: &SourceFile, location: &Location) -> usize {
-    location
-        .span()
-        .byte_offset()
-        .map(|o| o as usize)
-        .unwrap_or_else(|| file.offset_of(location.line(), location.column()))
-}
 
 /// Byte offset of a YAML value, pointing past the quote or block indicator that opens it.
 fn value_offset(file: &SourceFile, location: &Location) -> usize {
@@ -72,38 +64,6 @@ fn dsl_error(file: &SourceFile, value: &Spanned<String>, error: DslError) -> Err
         "here",
         error.help.clone(),
     )
-}
-
-/// Parses a YAML file into `T`, converting a YAML error into a located diagnostic.
-pub fn parse_yaml<T: serde::de::DeserializeOwned>(
-    file: &SourceFile,
-    kind: &'static str,
-) -> Result<T> {
-    if file.text.len() > MAX_YAML_BYTES {
-        return Err(Error::Limit {
-            message: format!("{} is larger than {MAX_YAML_BYTES} bytes", file.name),
-            help: None,
-        });
-    }
-    serde_saphyr::from_str::<T>(&file.text).map_err(|e| {
-        let span = match e.location() {
-            Some(location) => {
-                let start = raw_offset(file, &location);
-                ByteSpan::new(start, start + 1)
-            }
-            None => ByteSpan::new(0, file.text.len().min(1)),
-        };
-        let message = e.to_string();
-        let message = message.lines().next().unwrap_or("invalid YAML").to_string();
-        Error::located(
-            kind,
-            file,
-            span,
-            format!("invalid {kind} file: {message}"),
-            "here",
-            None,
-        )
-    })
 }
 
 pub use schema::schema_for;

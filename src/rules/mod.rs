@@ -19,8 +19,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
-pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
+pub use crate::yaml::BUILTIN;
 
 /// A value given once, or chosen by the value of a fact (the deduplication mode matrix).
 #[derive(Debug, Clone, PartialEq)]

@@ -31,8 +31,8 @@ pub fn check(file: &SourceFile, span: ByteSpan, words: &[&str]) -> Result<()> {
     let reject = |word: &str, known: &[&str]| {
         let nearest = known
             .iter()
-            .min_by_key(|k| crate::catalog::config::edit_distance(word, k))
-            .filter(|k| crate::catalog::config::edit_distance(word, k) <= 2);
+            .min_by_key(|k| crate::suggest::edit_distance(word, k))
+            .filter(|k| crate::suggest::edit_distance(word, k) <= 2);
         Err(Error::located(
             "sql",
             file,

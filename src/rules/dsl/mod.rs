@@ -15,7 +15,7 @@ mod eval;
 mod json;
 mod parser;
 mod schema;
-pub(crate) mod suggest;
+pub(crate) use crate::suggest;
 mod syntax_error;
 mod template;
 mod typecheck;

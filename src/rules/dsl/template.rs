@@ -1,5 +1,6 @@
 //! Message templates: text with `{path}` placeholders filled from facts.
 
+use super::schema::CheckPath;
 use serde_json::Value;
 
 use super::{json, parser, DslError, FactSchema, Span};

@@ -5,6 +5,7 @@
 //! debug builds.
 
 use super::ast::{ArithOp, CompareOp, Expr, ExprKind, Function};
+use super::schema::CheckPath;
 use super::{DslError, FactSchema, FactType};
 
 /// Checks that `expr` is well typed and boolean.

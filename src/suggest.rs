@@ -1,4 +1,5 @@
-//! "Did you mean ...?" hints for misspelled paths and function names.
+//! "Did you mean ...?" hints for misspelled names (fact paths, functions, configuration keys,
+//! statement words): the Levenshtein distance and the nearest candidates.
 
 /// How many suggestions a hint lists at most.
 const MAX_SUGGESTIONS: usize = 3;
@@ -44,7 +45,7 @@ pub(crate) fn did_you_mean(names: &[&str]) -> Option<String> {
 }
 
 /// Levenshtein distance between two strings, counted in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     let mut current = vec![0; b.len() + 1];

@@ -1,0 +1,251 @@
+//! The job-level facts, computed once for every pair: configuration, functions, statements,
+//! tables and views no query reads, warnings.
+
+use super::item_facts;
+use super::matching::QueryPair;
+use super::pair_facts::changed_items;
+use crate::plan::Plan;
+use serde_json::{json, Value};
+
+/// The two plans being compared, with the job-level facts (configuration, functions,
+/// statements) computed once for every pair.
+pub struct Job<'a> {
+    pub old: &'a Plan,
+    pub new: &'a Plan,
+    pub config: Value,
+    /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
+    pub temporary_tables_changed: Vec<String>,
+    /// Each configuration key whose value in force differs, for the `config_key` rules.
+    pub config_items: Vec<item_facts::Item>,
+    /// The items changed in the whole deployment (`query: item`): VVR counts "more than one
+    /// item changed" per deployment, not per query.
+    pub deployment_items: Vec<String>,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
+        let config = config_facts(old, new);
+        Job {
+            old,
+            new,
+            config_items: item_facts::config_items(old, new, &config),
+            config,
+            temporary_tables_changed: temporary_tables_changed(old, new),
+            deployment_items: Vec::new(),
+        }
+    }
+
+    /// The job of these query pairs, with the items changed across all of them.
+    pub fn of_pairs(old: &'a Plan, new: &'a Plan, pairs: &[QueryPair]) -> Job<'a> {
+        let mut job = Job::new(old, new);
+        job.deployment_items = pairs
+            .iter()
+            .flat_map(|pair| {
+                let name = pair
+                    .new
+                    .or(pair.old)
+                    .map(|q| q.name.clone())
+                    .unwrap_or_default();
+                changed_items(pair)
+                    .into_iter()
+                    .map(move |item| format!("{name}: {item}"))
+            })
+            .collect();
+        job
+    }
+}
+
+fn config_facts(old: &Plan, new: &Plan) -> Value {
+    let config = &new.catalog.config;
+    json!({
+        "ignore_filter": config.is_true("table.optimizer.state-compatibility.ignore-filter"),
+        "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
+        "ignore_unclaimed_state": config.is_true("execution.state-recovery.ignore-unclaimed-state")
+            || config.is_true("execution.savepoint.ignore-unclaimed-state"),
+        "uid_generation": config.get("table.exec.uid.generation").unwrap_or("PLAN_ONLY").trim().to_uppercase(),
+        "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
+        "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
+        "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
+        "changed_functions": changed_functions(old, new),
+        "added_functions": added_functions(old, new),
+        "unused_tables_changed": unused_tables_changed(old, new),
+        "warnings_added": warnings_added(old, new),
+    })
+}
+
+/// The statements read past (DROP, USE, ...), in canonical spelling.
+fn unmodelled_statements(plan: &Plan) -> Vec<String> {
+    let text = |span| crate::sql::canonical_text(plan.file.slice(span));
+    plan.catalog
+        .ignored
+        .iter()
+        .map(|(_, span)| text(*span))
+        .collect()
+}
+
+/// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
+fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::plan::source_table::table_signature;
+    old.catalog
+        .tables
+        .iter()
+        .filter(|(_, t)| t.def.temporary)
+        .filter(|(name, t)| {
+            new.catalog
+                .tables
+                .get(*name)
+                .is_none_or(|n| table_signature(n) != table_signature(t))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// Functions declared in the old job and removed, or declared again with another class,
+/// language or resources (`USING JAR`).
+fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    old.catalog
+        .functions
+        .iter()
+        .filter(|(name, f)| {
+            new.catalog.functions.get(*name).is_none_or(|g| {
+                g.def.class != f.def.class
+                    || g.def.language != f.def.language
+                    || g.def.resources != f.def.resources
+            })
+        })
+        .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
+}
+
+/// Tables no query of either job reads or writes that were added, removed or declared
+/// otherwise.
+fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::plan::source_table::table_signature;
+    let used = |name: &str| {
+        [old, new].iter().any(|plan| {
+            plan.queries
+                .iter()
+                .any(|q| q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name))
+        })
+    };
+    let mut names: Vec<&String> = old
+        .catalog
+        .tables
+        .keys()
+        .chain(new.catalog.tables.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| !used(name))
+        .filter(|name| {
+            old.catalog.tables.get(*name).map(table_signature)
+                != new.catalog.tables.get(*name).map(table_signature)
+        })
+        .cloned()
+        .chain(unused_views_changed(old, new))
+        .collect()
+}
+
+/// Views no query of either job reads that were added, removed or defined otherwise.
+fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    let used = |name: &str| {
+        [old, new].iter().any(|plan| {
+            plan.queries
+                .iter()
+                .any(|q| q.views.iter().any(|v| v == name))
+        })
+    };
+    let definition = |plan: &Plan, name: &str| view_lineage(plan, name);
+    let mut names: Vec<&String> = old
+        .catalog
+        .views
+        .keys()
+        .chain(new.catalog.views.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| !used(name) && definition(old, name) != definition(new, name))
+        .cloned()
+        .collect()
+}
+
+/// What a view is as the tool plans it: its output's lineage and the operators it would plan,
+/// so that a view spelled otherwise (a predicate turned around, names qualified) is the same
+/// view. A view the tool cannot plan on its own is its canonical text.
+fn view_lineage(plan: &Plan, name: &str) -> Option<String> {
+    let view = plan.catalog.views.get(name)?;
+    let mut notes = crate::notes::Notes::default();
+    let mut builder = crate::plan::builder::Builder::new(&plan.catalog, &plan.file, &mut notes);
+    builder.path = view.path.clone();
+    let planned = builder
+        .query(&view.def.query)
+        .and_then(|relation| builder.finish_rank(relation, view.span));
+    Some(match planned {
+        Ok(relation) => {
+            let operators: Vec<String> = builder
+                .operators
+                .iter()
+                .map(|op| {
+                    format!(
+                        "{:?} {}",
+                        op.kind,
+                        serde_json::Value::Object(op.facts.clone())
+                    )
+                })
+                .collect();
+            format!("{} {}", relation.lineage(), operators.join("; "))
+        }
+        Err(_) => crate::sql::canonical_text(plan.file.slice(view.span)),
+    })
+}
+
+/// The warnings of the new script (mistakes Flink's planner rejects, resolved as the author
+/// evidently meant) when it has more than the old one: the new script differs where the
+/// resolved plans may not show it. Counted, not matched by text, so that a rewrite spelling
+/// the same mistake otherwise (keyword case, operators) adds none; the ones the old script
+/// does not have (ignoring case) are listed, else all of them.
+fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
+    use crate::notes::NoteKind;
+    let warnings = |plan: &'_ Plan| -> Vec<String> {
+        let mut all: Vec<String> = plan
+            .notes
+            .items
+            .iter()
+            .chain(&plan.catalog.notes.items)
+            .filter(|n| n.kind == NoteKind::Warning)
+            .map(|n| n.message.clone())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    let (before, after) = (warnings(old), warnings(new));
+    if after.len() <= before.len() {
+        return Vec::new();
+    }
+    let known: Vec<String> = before.iter().map(|w| w.to_lowercase()).collect();
+    let added: Vec<String> = after
+        .iter()
+        .filter(|w| !known.contains(&w.to_lowercase()))
+        .cloned()
+        .collect();
+    if added.is_empty() {
+        after
+    } else {
+        added
+    }
+}
+
+/// Functions the new job declares and the old one did not.
+fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    new.catalog
+        .functions
+        .iter()
+        .filter(|(name, _)| !old.catalog.functions.contains_key(*name))
+        .map(|(_, f)| f.def.name.last().to_string())
+        .collect()
+}

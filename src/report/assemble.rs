@@ -1,0 +1,360 @@
+//! Assembles the report of every matched pair from the rules' decisions
+//! (`crate::rules::engine`): findings with their locations, statuses, verdicts and state fates.
+
+use super::spans::spans_for;
+use super::state_fate::state_fate;
+use super::{Finding, Location, OperatorReport, QueryReport, QueryStatus};
+use crate::diff::item_facts::Item;
+use crate::diff::{self, Job, OperatorPair, QueryPair};
+use crate::plan::{Operator, OperatorKind, Plan};
+use crate::rules::items;
+use crate::rules::{engine, lookup, RuleSet};
+use crate::source::{ByteSpan, SourceFile};
+use crate::verdict::Verdict;
+use serde_json::Value;
+
+pub fn location(file: &SourceFile, span: ByteSpan) -> Option<Location> {
+    if span.is_empty() && span.start == 0 {
+        return None;
+    }
+    let span = file.balanced(span);
+    let pos = file.line_col(span.start);
+    Some(Location {
+        file: file.name.clone(),
+        line: pos.line,
+        column: pos.column,
+        offset: span.start,
+        length: span.len(),
+        text: file.slice(span).to_string(),
+    })
+}
+
+/// Where the script sets the first of these configuration keys, if it does.
+fn setting_span(plan: &Plan, keys: &[&str]) -> Option<ByteSpan> {
+    keys.iter()
+        .find_map(|key| match plan.catalog.config.origin(key) {
+            Some(crate::catalog::config::Origin::Script(span)) => Some(*span),
+            _ => None,
+        })
+}
+
+fn status_of(old: bool, new: bool, changed: bool) -> QueryStatus {
+    match (old, new) {
+        (true, false) => QueryStatus::Removed,
+        (false, true) => QueryStatus::Added,
+        _ if changed => QueryStatus::Changed,
+        _ => QueryStatus::Unchanged,
+    }
+}
+
+/// The facts with canonical items replaced by their display text, for messages.
+fn displayed(facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> Value {
+    match facts {
+        Value::String(s) => {
+            let shown = new
+                .and_then(|o| o.display.get(s))
+                .or_else(|| old.and_then(|o| o.display.get(s)));
+            Value::String(shown.cloned().unwrap_or_else(|| s.clone()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| displayed(v, old, new)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), displayed(v, old, new)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The findings of every changed item, in order: one per fired rule, or one
+/// `unexplained-change` when none fires.
+fn item_findings(
+    rules: &RuleSet,
+    operator: &str,
+    items: &[Item],
+    old_file: &SourceFile,
+    new_file: &SourceFile,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (item, fired) in items.iter().zip(items::decide(rules, operator, items)) {
+        let at = |file: &SourceFile, span: Option<ByteSpan>| span.and_then(|s| location(file, s));
+        if fired.is_empty() {
+            findings.push(Finding {
+                rule: engine::UNEXPLAINED.into(),
+                verdict: Verdict::Unknown,
+                message: format!("{} changed and no rule covers this change", item.label),
+                derived: Some(engine::FAIL_SAFE.into()),
+                failure_mode: None,
+                old: at(old_file, item.old_span),
+                new: at(new_file, item.new_span),
+                suppressed: None,
+            });
+        }
+        for rule in fired {
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                verdict: rule.verdict_for(&item.facts),
+                message: rule.message.render(&item.facts),
+                derived: rule.derived.clone(),
+                failure_mode: rule.failure_mode_for(&item.facts),
+                old: at(old_file, item.old_span),
+                new: at(new_file, item.new_span),
+                suppressed: None,
+            });
+        }
+    }
+    findings
+}
+
+fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> OperatorReport {
+    let (old_plan, new_plan) = (job.old, job.new);
+    let facts = diff::operator_facts(pair, job);
+    let kind = pair.kind();
+    let operator = kind.name();
+    // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
+    let changed = pair.old.is_none() || pair.new.is_none() || facts.get("old") != facts.get("new");
+    let mut findings = Vec::new();
+    if changed && pair.old.is_some() && pair.new.is_some() {
+        let fired = engine::fire(rules, operator, &facts);
+        let shown = displayed(&facts, pair.old, pair.new);
+        let mut explained: Vec<String> = Vec::new();
+        for (rule, paths) in &fired {
+            let (old_span, new_span) = spans_for(paths, &facts, pair.old, pair.new);
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                verdict: rule.verdict_for(&facts),
+                message: rule.message.render(&shown),
+                derived: rule.derived.clone(),
+                failure_mode: rule.failure_mode_for(&facts),
+                suppressed: None,
+                old: location(&old_plan.file, old_span),
+                new: location(&new_plan.file, new_span),
+            });
+            explained.extend(paths.iter().cloned());
+        }
+        if kind == OperatorKind::Source {
+            // Options of one table declared on both sides (a renamed or undeclared table is
+            // judged as a whole by the source rules).
+            let comparable = lookup(&facts, "both_declared") == Some(&Value::Bool(true))
+                && lookup(&facts, "old.name") == lookup(&facts, "new.name");
+            if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
+                let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
+                let items = diff::item_facts::option_items(
+                    old,
+                    new,
+                    feeds_state,
+                    &rules.connectors,
+                    &job.config,
+                );
+                findings.extend(item_findings(
+                    rules,
+                    "table_option",
+                    &items,
+                    &old_plan.file,
+                    &new_plan.file,
+                ));
+            }
+            explained.push("options".into());
+        }
+        let unexplained = engine::unexplained(&facts, &explained, &[]);
+        if !unexplained.is_empty() {
+            let (old_span, new_span) = spans_for(&unexplained, &facts, pair.old, pair.new);
+            findings.push(Finding {
+                rule: engine::UNEXPLAINED.into(),
+                verdict: Verdict::Unknown,
+                message: format!(
+                    "{} changed ({}) and no rule covers this change",
+                    operator.replace('_', " "),
+                    unexplained.join(", ")
+                ),
+                derived: Some(engine::FAIL_SAFE.into()),
+                failure_mode: None,
+                suppressed: None,
+                old: location(&old_plan.file, old_span),
+                new: location(&new_plan.file, new_span),
+            });
+        }
+    }
+    let verdict = findings
+        .iter()
+        .map(|f| f.verdict)
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
+    let status = status_of(pair.old.is_some(), pair.new.is_some(), changed);
+    let node = pair
+        .old
+        .or(pair.new)
+        .map(|o| o.flink_node)
+        .unwrap_or_default();
+    OperatorReport {
+        kind: match pair.old.or(pair.new).and_then(Operator::flink_kind) {
+            Some(flink_kind) => format!("{operator}:{flink_kind}"),
+            None => operator.to_string(),
+        },
+        table: (kind == OperatorKind::Source)
+            .then(|| {
+                pair.new
+                    .or(pair.old)
+                    .and_then(Operator::source_facts)
+                    .map(|s| s.name)
+            })
+            .flatten(),
+        flink_node: node.to_string(),
+        status,
+        verdict,
+        findings,
+        state: state_fate(verdict, changed, &facts, pair.old, pair.new),
+        old: pair.old.and_then(|o| location(&old_plan.file, o.span)),
+        new: pair.new.and_then(|o| location(&new_plan.file, o.span)),
+    }
+}
+
+pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryReport {
+    let (old_plan, new_plan) = (job.old, job.new);
+    let operators: Vec<OperatorReport> = pair
+        .operators
+        .iter()
+        .map(|p| evaluate_operator(rules, p, job))
+        .collect();
+    let sources: Vec<OperatorReport> = pair
+        .sources
+        .iter()
+        .map(|p| evaluate_operator(rules, p, job))
+        .collect();
+    let facts = diff::query_facts(pair, job);
+    let mut findings = Vec::new();
+    let config_changed = engine::config_changed(&facts);
+    let changed = operators
+        .iter()
+        .chain(&sources)
+        .any(|o| o.status != QueryStatus::Unchanged)
+        || facts.get("old") != facts.get("new")
+        || facts.get("projection_changed") == Some(&Value::Bool(true))
+        || facts.get("rows_changed") == Some(&Value::Bool(true))
+        || lookup(&facts, "renamed_outputs")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
+        || config_changed;
+    // A query can also be affected by a change elsewhere in the job: its operators' generated
+    // ids follow the job's stream graph and the order of its queries (rules on
+    // `topology_changed_elsewhere`, `moved_among_queries`).
+    let neighbours_changed =
+        !pair.topology_changed_elsewhere.is_empty() || pair.moved_among_queries;
+    if changed || neighbours_changed {
+        let fired = engine::fire(rules, "query", &facts);
+        let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
+        for (rule, paths) in fired {
+            // A finding about configuration points at the SET statements that differ.
+            let mut keys: Vec<&str> = Vec::new();
+            if paths.iter().any(|p| p.starts_with("config.changed_keys")) {
+                keys.extend(
+                    lookup(&facts, "config.changed_keys")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str),
+                );
+            }
+            if paths.iter().any(|p| p.starts_with("config.engine_version"))
+                && lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
+            {
+                keys.push("engine.version");
+            }
+            // A finding about the filters after the operators points at their WHERE or HAVING.
+            let on_rows = paths.iter().any(|p| p == "rows_changed");
+            let at = |plan: &Plan, query: Option<&crate::plan::QueryPlan>| {
+                setting_span(plan, &keys)
+                    .or(query.and_then(|q| q.rows_span.filter(|_| on_rows)))
+                    .or(query.map(|q| q.span))
+                    .and_then(|span| location(&plan.file, span))
+            };
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                verdict: rule.verdict_for(&facts),
+                message: rule.message.render(&facts),
+                derived: rule.derived.clone(),
+                failure_mode: rule.failure_mode_for(&facts),
+                suppressed: None,
+                old: at(old_plan, pair.old),
+                new: at(new_plan, pair.new),
+            });
+        }
+        if config_changed {
+            findings.extend(item_findings(
+                rules,
+                "config_key",
+                &job.config_items,
+                &old_plan.file,
+                &new_plan.file,
+            ));
+        }
+        // The fail-safe of operators, for a query present on both sides: its source tables
+        // are judged as their own pairs.
+        if let (Some(old), Some(new)) = (pair.old, pair.new) {
+            let unexplained = engine::unexplained(&facts, &explained, &["sources"]);
+            if !unexplained.is_empty() {
+                findings.push(Finding {
+                    rule: engine::UNEXPLAINED.into(),
+                    verdict: Verdict::Unknown,
+                    message: format!(
+                        "the query changed ({}) and no rule covers this change",
+                        unexplained.join(", ")
+                    ),
+                    derived: Some(engine::FAIL_SAFE.into()),
+                    failure_mode: None,
+                    suppressed: None,
+                    old: location(&old_plan.file, old.span),
+                    new: location(&new_plan.file, new.span),
+                });
+            }
+        }
+    }
+    let verdict = findings
+        .iter()
+        .map(|f| f.verdict)
+        .chain(
+            operators
+                .iter()
+                .chain(&sources)
+                .filter(|o| o.status != QueryStatus::Removed && o.status != QueryStatus::Added)
+                .map(|o| o.verdict),
+        )
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
+    // A finding about the whole query or its sources decides the fate of every operator's state.
+    let surrounding = findings
+        .iter()
+        .map(|f| f.verdict)
+        .chain(sources.iter().map(|s| s.verdict))
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
+    let operators = operators
+        .into_iter()
+        .map(|mut op| {
+            if op.status != QueryStatus::Added
+                && op.status != QueryStatus::Removed
+                && surrounding >= Verdict::Unknown
+                && surrounding > op.verdict
+            {
+                op.state = op.state.under(surrounding);
+            }
+            op
+        })
+        .collect();
+    let status = status_of(pair.old.is_some(), pair.new.is_some(), changed);
+    let name = pair
+        .new
+        .or(pair.old)
+        .map(|q| q.name.clone())
+        .unwrap_or_default();
+    QueryReport {
+        name,
+        old_name: pair.old.map(|q| q.name.clone()),
+        new_name: pair.new.map(|q| q.name.clone()),
+        status,
+        verdict,
+        findings,
+        operators,
+        sources,
+    }
+}
