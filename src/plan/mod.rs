@@ -18,6 +18,7 @@ pub mod join_side;
 pub mod match_recognize;
 pub mod normalize;
 pub mod over;
+pub mod prune;
 pub mod pushdown;
 pub mod rank;
 pub mod scope;
