@@ -6,6 +6,7 @@ use super::convert::{AggCall, FunctionOrigin};
 use super::dialect_names::{WINDOW_END, WINDOW_START, WINDOW_TIME};
 use super::expr::CExpr;
 use super::functions::{is_builtin_aggregate, window_property, GroupWindowKind};
+use super::grouping_sets;
 use super::interval::interval_value;
 use super::scope::{Column, Relation};
 use super::{Operator, OperatorKind};
@@ -529,6 +530,7 @@ fn opaque_select(
     let mut conv = b.converter();
     let mut grouping = Vec::new();
     let mut keys = Vec::new();
+    let mut elements = Vec::new();
     for expr in group_exprs {
         let (name, sets) = match expr {
             Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
@@ -537,11 +539,13 @@ fn opaque_select(
             other => {
                 let key = conv.expr(input, other)?.canonical();
                 keys.push(key.clone());
-                grouping.push(key);
+                grouping.push(key.clone());
+                elements.push(grouping_sets::Element::Key(key));
                 continue;
             }
         };
         let mut texts = Vec::new();
+        let mut listed = Vec::new();
         for set in sets {
             let mut items = Vec::new();
             for item in set {
@@ -550,10 +554,17 @@ fn opaque_select(
                 items.push(key);
             }
             texts.push(format!("({})", items.join(", ")));
+            listed.push(items);
         }
         grouping.push(format!("{name} ({})", texts.join(", ")));
+        elements.push(match name {
+            "ROLLUP" => grouping_sets::Element::Rollup(listed),
+            "CUBE" => grouping_sets::Element::Cube(listed),
+            _ => grouping_sets::Element::GroupingSets(listed),
+        });
     }
-    let grouping = grouping.join(", ");
+    // The grouping sets Flink plans, however they are spelled.
+    let grouping = grouping_sets::canonical(&elements).unwrap_or_else(|| grouping.join(", "));
     conv.aggregates = Some(Vec::new());
     conv.group_keys = keys;
     let mut output = Relation::default();

@@ -9,6 +9,7 @@ pub mod degrade;
 pub mod dialect_names;
 pub mod expr;
 pub mod functions;
+pub mod grouping_sets;
 pub mod interval;
 pub mod join;
 pub mod join_bounds;
