@@ -301,14 +301,7 @@ pub fn set_aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: Byte
         "udafs",
         json!(texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_)))),
     );
-    for key in [
-        "aggregates",
-        "plain_aggregates",
-        "distinct_aggregates",
-        "python_udafs",
-        "undeclared_aggregates",
-        "udafs",
-    ] {
+    for key in super::prune::AGGREGATE_LISTS {
         op.fact_spans.insert(key.into(), span);
     }
     for agg in aggregates {

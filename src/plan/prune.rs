@@ -3,8 +3,8 @@
 
 use super::{Operator, OperatorKind};
 
-/// The facts of a group aggregate that list its calls.
-const LISTS: [&str; 6] = [
+/// The facts of an aggregate that list its calls.
+pub const AGGREGATE_LISTS: [&str; 6] = [
     "aggregates",
     "plain_aggregates",
     "distinct_aggregates",
@@ -50,7 +50,7 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
         if unread.is_empty() {
             continue;
         }
-        for key in LISTS {
+        for key in AGGREGATE_LISTS {
             if op.facts.contains_key(key) {
                 let kept: Vec<String> = op
                     .strings(key)
