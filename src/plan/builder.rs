@@ -90,6 +90,14 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
         }
+        let read: Vec<String> = relation
+            .columns
+            .iter()
+            .map(|c| c.expr.canonical())
+            .chain(relation.filters.iter().map(|f| f.canonical()))
+            .chain(builder.filter_spans.keys().cloned())
+            .collect();
+        super::prune::unread_aggregates(&mut operators, &read, catalog.queries.len() == 1);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),

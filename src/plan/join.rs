@@ -8,7 +8,7 @@
 use super::builder::{union_columns, Builder};
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
-use super::scope::{looks_like_time, Relation};
+use super::scope::{looks_like_time, Column, Relation};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
 use crate::error::Result;
@@ -164,6 +164,55 @@ impl PendingJoin {
     }
 }
 
+/// `JOIN ... USING (c, ...)`: the condition `l.c = r.c AND ...`, and the column `c` an
+/// unqualified reference in the SELECT reads (Flink's `COALESCE(l.c, r.c)`: the left column of an
+/// inner or left join, the right one of a right join). None when a name is not one column of each
+/// input (the join is then compared as written).
+fn using_columns(
+    left: &Relation,
+    right: &Relation,
+    names: &[sqlparser::ast::ObjectName],
+    join_type: &str,
+) -> Option<(Option<CExpr>, Vec<Column>)> {
+    let mut condition: Option<CExpr> = None;
+    let mut merged = Vec::new();
+    for name in names {
+        let name = name.0.last()?.as_ident()?.value.clone();
+        let l = left.resolve(None, &name).into_column()?;
+        let r = right.resolve(None, &name).into_column()?;
+        let term = CExpr::Binary {
+            op: "=".into(),
+            left: Box::new(l.expr.clone()),
+            right: Box::new(r.expr.clone()),
+        };
+        condition = Some(match condition {
+            None => term,
+            Some(c) => CExpr::Binary {
+                op: "AND".into(),
+                left: Box::new(c),
+                right: Box::new(term),
+            },
+        });
+        let expr = match join_type {
+            "INNER" | "LEFT" => l.expr.clone(),
+            "RIGHT" => r.expr.clone(),
+            _ => CExpr::Call {
+                name: "COALESCE".into(),
+                args: vec![l.expr.clone(), r.expr.clone()],
+            },
+        };
+        let time = if l.time == r.time { l.time } else { None };
+        merged.push(Column {
+            name,
+            qualifier: None,
+            expr,
+            time,
+            span: l.span,
+        });
+    }
+    Some((condition, merged))
+}
+
 /// A join in FROM: a window join is compared as a whole; the others wait for their SELECT.
 /// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
 /// it becomes the input this join's output is, for the next join of the chain.
@@ -199,6 +248,10 @@ pub fn join(
     let (left_columns, left_open) = (left.columns.len(), left.open_tables.len());
     let mut input_filters = left.filters.clone();
     input_filters.extend(right.filters.iter().cloned());
+    let using = match constraint {
+        Some(JoinConstraint::Using(names)) => using_columns(&left, &right, names, join_type),
+        _ => None,
+    };
     let mut joined = union_columns(left, right);
     let (on, condition_span) = match constraint {
         Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
@@ -206,6 +259,11 @@ pub fn join(
     };
     let condition = match (&on, constraint) {
         (Some(expr), _) => Some(b.converter().expr(&joined, expr)?),
+        (None, Some(JoinConstraint::Using(_))) if using.is_some() => {
+            let (condition, merged) = using.unwrap_or_default();
+            joined.using.extend(merged);
+            condition
+        }
         (None, Some(JoinConstraint::Using(names))) => Some(CExpr::Literal(format!(
             "USING({})",
             names

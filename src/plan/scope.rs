@@ -117,6 +117,8 @@ pub struct Relation {
     pub aggregate_below: Option<super::pushdown::PlannedAggregate>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
+    /// The columns of `JOIN ... USING (c)`: what an unqualified `c` reads (not two columns).
+    pub using: Vec<Column>,
 }
 
 pub enum Resolved {
@@ -140,6 +142,11 @@ impl Relation {
             [first, rest @ ..] => {
                 if rest.iter().all(|c| c.expr == first.expr) {
                     return Resolved::Column((*first).clone());
+                }
+                if qualifier.is_none() {
+                    if let Some(merged) = self.using.iter().rev().find(|c| c.name == name) {
+                        return Resolved::Column(merged.clone());
+                    }
                 }
                 return Resolved::Ambiguous;
             }

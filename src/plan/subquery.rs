@@ -17,6 +17,8 @@ pub struct FoundSubquery {
     pub kind: &'static str,
     pub span: ByteSpan,
     pub lineage: String,
+    /// Whether the subquery reads a window TVF (with a windowed enclosing query: a window join).
+    pub windowed: bool,
 }
 
 /// The key under which a subquery's lineage is stored: where it is written.
@@ -51,6 +53,7 @@ pub fn plan_all<'e>(
             kind,
             span,
             lineage,
+            windowed: relation.window.is_some(),
         });
     }
     Ok(out)
@@ -80,9 +83,15 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
     let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
     for subquery in found {
         let description = format!("{} of ({rows}) with ({})", subquery.kind, subquery.lineage);
+        // A semi / anti join of two windowed inputs is Flink's window join.
+        let (kind, node) = if subquery.windowed && outer.window.is_some() {
+            ("window_join", "stream-exec-window-join")
+        } else {
+            ("join", "stream-exec-join")
+        };
         b.opaque(
-            "join",
-            "stream-exec-join",
+            kind,
+            node,
             subquery.span,
             description,
             "a semi/anti join (IN / EXISTS subquery) or a scalar subquery is not modelled in detail: compared by its whole lineage",

@@ -1,6 +1,7 @@
 //! Non-windowed GROUP BY and SELECT DISTINCT (Flink's group aggregate), and GROUPING SETS,
 //! ROLLUP and CUBE (compared as a whole).
 
+use crate::plan::grouping_sets;
 use super::super::builder::{default_name, Builder};
 use super::super::expr::CExpr;
 use super::super::scope::{Column, Relation};
@@ -63,6 +64,7 @@ pub fn grouping_sets(
     let mut conv = b.converter();
     let mut grouping = Vec::new();
     let mut keys = Vec::new();
+    let mut elements = Vec::new();
     for expr in group_exprs {
         let (name, sets) = match expr {
             Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
@@ -71,11 +73,13 @@ pub fn grouping_sets(
             other => {
                 let key = conv.expr(input, other)?.canonical();
                 keys.push(key.clone());
-                grouping.push(key);
+                grouping.push(key.clone());
+                elements.push(grouping_sets::Element::Key(key));
                 continue;
             }
         };
         let mut texts = Vec::new();
+        let mut listed = Vec::new();
         for set in sets {
             let mut items = Vec::new();
             for item in set {
@@ -84,10 +88,17 @@ pub fn grouping_sets(
                 items.push(key);
             }
             texts.push(format!("({})", items.join(", ")));
+            listed.push(items);
         }
         grouping.push(format!("{name} ({})", texts.join(", ")));
+        elements.push(match name {
+            "ROLLUP" => grouping_sets::Element::Rollup(listed),
+            "CUBE" => grouping_sets::Element::Cube(listed),
+            _ => grouping_sets::Element::GroupingSets(listed),
+        });
     }
-    let grouping = grouping.join(", ");
+    // The grouping sets Flink plans, however they are spelled.
+    let grouping = grouping_sets::canonical(&elements).unwrap_or_else(|| grouping.join(", "));
     conv.aggregates = Some(Vec::new());
     conv.group_keys = keys;
     let mut output = Relation::default();
