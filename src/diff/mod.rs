@@ -133,6 +133,23 @@ pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
         .collect()
 }
 
+/// The lookup tables of the query's lookup joins, synchronous or async, upstream first: a
+/// synchronous one keeps no state but is a node of the stream graph.
+fn lookup_tables(query: &QueryPlan) -> Vec<String> {
+    query
+        .operators
+        .iter()
+        .filter(|o| o.kind == OperatorKind::LookupJoin)
+        .map(|o| {
+            o.facts
+                .get("lookup_table")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
 /// Operators match in order within their kind.
 fn match_operators<'a>(
     old: Option<&'a QueryPlan>,
@@ -543,6 +560,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
         m.insert(
             "operators".into(),
             json!(q.map(operator_kinds).unwrap_or_default()),
+        );
+        m.insert(
+            "lookup_joins".into(),
+            json!(q.map(lookup_tables).unwrap_or_default()),
         );
         m.insert(
             "hints".into(),

@@ -235,6 +235,16 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<(&'static str, FactType, &'stat
                 "the operator's whole canonical lineage (what it computes over the rows it reads, views, CTEs, subqueries, filters and source tables beneath inlined): any change changes it",
             ),
             ("reason", String, "why the tool does not model it in detail"),
+            (
+                "fingerprint_type",
+                String,
+                "a join's type (INNER, LEFT, SEMI, ...), the head of its fingerprint; null for the other operators",
+            ),
+            (
+                "fingerprint_body",
+                String,
+                "a join's fingerprint without its type (condition, inputs, and for a window join the columns read above it); null for the other operators",
+            ),
         ],
     }
 }
@@ -317,6 +327,11 @@ pub fn query_facts() -> Vec<(&'static str, FactType, &'static str)> {
             "operators",
             strings(),
             "the kinds of its stateful operators, upstream first",
+        ),
+        (
+            "lookup_joins",
+            strings(),
+            "the lookup tables of its lookup joins, synchronous or async, upstream first",
         ),
         ("sources", strings(), "the source tables it reads"),
         (
@@ -536,6 +551,8 @@ pub fn coverage_group(key: &str) -> &str {
         // A join's keys are terms of its condition; a pattern's body and WITHIN, parts of it.
         "join_keys" => "conditions",
         "pattern_body" | "within_ms" => "pattern",
+        // A join compared as a whole: its type and the rest are parts of its fingerprint.
+        "fingerprint_type" | "fingerprint_body" => "fingerprint",
         // A deduplication's input schema is its value fields, partition keys and order key.
         // Which sort keys a temporal sort selects, and so which selected columns are its other
         // fields, follows from its sort keys.

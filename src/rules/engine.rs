@@ -505,11 +505,11 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             ));
         }
         // The fail-safe of operators, for a query present on both sides: its source tables
-        // are judged as their own pairs.
+        // and lookup joins are judged as their own pairs.
         if let (Some(old), Some(new)) = (pair.old, pair.new) {
             let unexplained: Vec<String> = differing(&facts)
                 .into_iter()
-                .filter(|k| k != "sources" && !explains(&explained, k))
+                .filter(|k| k != "sources" && k != "lookup_joins" && !explains(&explained, k))
                 .collect();
             if !unexplained.is_empty() {
                 findings.push(Finding {
