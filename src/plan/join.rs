@@ -170,14 +170,16 @@ impl PendingJoin {
             self.conditions.push(term);
             return;
         }
-        // A lookup join keeps a filter beneath it as its own only when it keeps state (an async
-        // lookup holds the filtered rows in flight); a synchronous one is judged downstream.
+        // A lookup join keeps a filter on its input beneath it as its own only when it keeps
+        // state (an async lookup holds the filtered rows in flight; restore lab, pair
+        // lj-async-filter-added); a synchronous one is judged downstream. A term on the looked-up
+        // table stays in the condition: it is applied to what the lookup finds.
         let stateful_lookup = self
             .lookup
             .as_ref()
             .is_some_and(|l| l.async_lookup || l.try_resolve);
         if self.pushable(reads, from_where)
-            && (self.kind != OperatorKind::LookupJoin || (from_where && stateful_lookup))
+            && (self.kind != OperatorKind::LookupJoin || (stateful_lookup && reads == Reads::Left))
         {
             self.filters.push(term);
         } else if !from_where || (reads == Reads::Both && self.join_type == "INNER") {
