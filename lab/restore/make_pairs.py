@@ -73,6 +73,8 @@ def printed_judge(judge: dict, old_outputs: str, new_outputs: str) -> dict:
         out["key_ranges"] = {new_at[i]: r for i, r in out["key_ranges"].items()}
     if "restored_filter" in out:
         out["restored_filter"] = [new_at[out["restored_filter"][0]], out["restored_filter"][1]]
+    if "looked_up" in out:
+        out["looked_up"] = [new_at[out["looked_up"][0]], new_at[out["looked_up"][1]], out["looked_up"][2]]
     if "max_age" in out:
         out["max_age"] = [new_at[out["max_age"][0]], new_at[out["max_age"][1]], out["max_age"][2]]
     return out
@@ -726,6 +728,117 @@ pairs += [
        "a INT, cnt BIGINT, total INT, mn INT", "SELECT a, COUNT(*), SUM(b), MIN(b) FROM MyTable GROUP BY a",
        dict(CHANGELOG, same={1: 1, 2: 2}), old_sink="a INT, cnt BIGINT, total INT, mx INT",
        old_query="SELECT a, COUNT(*), SUM(b), MAX(b) FROM MyTable GROUP BY a", rule="ga-aggregate-replaced"),
+]
+
+# Lookup joins (issue 17): the lab's lookup source ('connector' = 'lab-lookup', lookup/src) finds
+# one row per key, computed from it: column i of D holds key * 100 + i (v = key * 100 + 1, w =
+# key * 100 + 2). The async variant answers 3 s late, so that rows are in flight (held in the async
+# operator's buffer) at the savepoint. L has a watermark so that its ts is computed at the scan.
+def dim(async_=False, delay=True):
+    options = (", 'lookup.async' = 'true'" + (", 'lookup.delay-ms' = '3000'" if delay else "")) if async_ else ""
+    return f"CREATE TABLE D (k INT, v INT, w INT) WITH ('connector' = 'lab-lookup'{options});\n"
+
+
+LJ_PROBE = event_table("L", 2, 1)
+LJ_OUT = "a INT, e INT, ws TIMESTAMP(3), v INT, b INT"
+LJ_SEL = "l.a, l.e, CAST(l.ts AS TIMESTAMP(3)) AS ws, dim.v, l.b"
+
+
+def lj(key="l.a", fields=LJ_SEL, where=""):
+    return f"SELECT {fields} FROM L l JOIN D FOR SYSTEM_TIME AS OF l.pt AS dim ON {key} = dim.k{where}"
+
+
+def lookup(pid, title, old_out, old_q, new_out, new_q, judge, *, old_async=True, new_async=True, new_delay=True, rule,
+           **extra):
+    pair = stamped(pid, title, old_out, old_q, new_out, new_q, judge, rule=rule, tables=LJ_PROBE,
+                   lab=dict(old_seconds=12, new_seconds=12), **extra)
+    pair["old"] = pair["old"].replace(SINK, dim(old_async) + SINK)
+    pair["new"] = pair["new"].replace(SINK, dim(new_async, new_delay) + SINK)
+    return pair
+
+
+# A restored row (its stamp from before the restart) is re-looked-up: its v must be key * 100 + 1
+# for the new query's key (`looked_up: [key column, value column, offset]`).
+IN_FLIGHT = dict(key=[0], stamps=[2])
+pairs += [
+    lookup("lj-async-key-changed", "Async lookup join: ON l.a = dim.k becomes ON l.e = dim.k (the input keeps both)",
+           LJ_OUT, lj(), LJ_OUT, lj("l.e"), dict(IN_FLIGHT, looked_up=[1, 3, 1]), rule="lookup-join-async-changed",
+           note="the async operator stores the input rows in flight and looks them up again after the restore, with the new key"),
+    lookup("lj-async-lookup-column-added", "Async lookup join: dim.w selected as well (a looked-up column)",
+           LJ_OUT, lj(), LJ_OUT + ", w INT", lj(fields=LJ_SEL + ", dim.w"), dict(IN_FLIGHT, looked_up=[0, 3, 1]),
+           rule="lookup-join-async-changed"),
+    lookup("lj-async-left-column-added", "Async lookup join: l.d selected as well (the rows in flight gain a column)",
+           LJ_OUT, lj(), LJ_OUT + ", dv INT", lj(fields=LJ_SEL + ", l.d"), dict(IN_FLIGHT, looked_up=[0, 3, 1]),
+           rule="lookup-join-async-input-schema-changed"),
+    lookup("lj-async-filter-added", "Async lookup join: WHERE l.d > 1 added", LJ_OUT + ", dv INT",
+           lj(fields=LJ_SEL + ", l.d"), LJ_OUT + ", dv INT", lj(fields=LJ_SEL + ", l.d", where=" WHERE l.d > 1"),
+           dict(IN_FLIGHT, restored_filter=[5, 2]), rule="lookup-join-async-input-filter-changed"),
+    lookup("lj-async-to-sync", "Lookup join: async (3 s late, rows in flight) becomes synchronous", LJ_OUT, lj(),
+           LJ_OUT, lj(), IN_FLIGHT, new_async=False, rule="lookup-join-async-removed"),
+    lookup("lj-sync-to-async", "Lookup join: synchronous becomes async", LJ_OUT, lj(), LJ_OUT, lj(),
+           dict(IN_FLIGHT, empty_buffer=True), old_async=False, new_delay=False, rule="query-lookup-state-added",
+           note="a synchronous lookup holds no rows between two input rows: nothing was in flight at the savepoint"),
+]
+
+# A synchronous lookup join in front of GROUP BY a (the lab's MyTable; D answers at once).
+LJ_GA = "SELECT l.a, COUNT(*), SUM(l.b) FROM MyTable l JOIN D FOR SYSTEM_TIME AS OF l.pt AS dim ON l.a = dim.k GROUP BY l.a"
+
+
+def lookup_ga(pid, title, old_q, new_q, judge, *, old_sink=GA_SINK, new_sink=GA_SINK, rule):
+    return dict(id=pid, title=title, rule=rule, old=script(old_sink, old_q, dim()), new=script(new_sink, new_q, dim()),
+                judge=printed_judge(judge, old_sink, new_sink))
+
+
+pairs += [
+    lookup_ga("lj-added-before-aggregate", "A lookup join (always matching) added in front of GROUP BY a", GA_OLD, LJ_GA,
+              dict(CHANGELOG, same={1: 1, 2: 2}), rule="query-lookup-join-added-or-removed"),
+    lookup_ga("lj-removed-before-aggregate", "A lookup join (always matching) removed in front of GROUP BY a", LJ_GA, GA_OLD,
+              dict(CHANGELOG, same={1: 1, 2: 2}), rule="query-lookup-join-added-or-removed"),
+    lookup_ga("lj-key-changed-before-aggregate", "Lookup join under GROUP BY a, SUM(dim.v): ON l.a = dim.k becomes ON l.e = dim.k",
+              "SELECT l.a, COUNT(*), SUM(dim.v) FROM MyTable l JOIN D FOR SYSTEM_TIME AS OF l.pt AS dim ON l.a = dim.k GROUP BY l.a",
+              "SELECT l.a, COUNT(*), SUM(dim.v) FROM MyTable l JOIN D FOR SYSTEM_TIME AS OF l.pt AS dim ON l.e = dim.k GROUP BY l.a",
+              dict(CHANGELOG, state_meaning="changed"), rule="lookup-join-stateless-changed"),
+]
+
+# Window joins (window TVF join, event time): 5 s tumbling windows on both sides; a window's rows
+# wait in the join's state until the watermark passes its end. Stop 3 s into a window.
+def wj(size="5", key="a", fields="l.a, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c",
+       join="JOIN", where=""):
+    side = lambda t: f"(SELECT * FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '{size}' SECOND)){where if t == 'L' else ''})"
+    return (f"SELECT {fields}\nFROM {side('L')} l\n{join} {side('R')} r\n"
+            f"ON l.{key} = r.{key} AND l.window_start = r.window_start AND l.window_end = r.window_end")
+
+
+WJ_LAB = dict(old_seconds=12, new_seconds=14, align_stop=[5, 3])
+WJ_D = "l.a, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c, l.d"
+pairs += [
+    stamped("wj-key-changed", "Window join: ON l.a = r.a becomes ON l.d = r.d (same type, overlapping values)", J_OUT, wj(),
+            "d INT, ws TIMESTAMP(3), we TIMESTAMP(3), b INT, c INT",
+            wj(key="d", fields="l.d, CAST(l.ts AS TIMESTAMP(3)) AS ws, CAST(r.ts AS TIMESTAMP(3)) AS we, l.b, r.c"),
+            dict(STAMPS, state_meaning="changed"), rule="window-join-changed", tables=EV_TWO, lab=WJ_LAB),
+    stamped("wj-window-size-changed", "Window join: TUMBLE 5 s becomes TUMBLE 10 s on both sides", J_OUT, wj(), J_OUT,
+            wj(size="10"), dict(STAMPS, state_meaning="changed"), rule="window-join-changed", tables=EV_TWO,
+            lab=dict(WJ_LAB, new_seconds=18)),
+    stamped("wj-input-filter-changed", "Window join: WHERE d > 1 added on the left input", J_OUT + ", d INT", wj(fields=WJ_D),
+            J_OUT + ", d INT", wj(fields=WJ_D, where=" WHERE d > 1"), dict(STAMPS, restored_filter=[5, 2]),
+            rule="window-join-changed", tables=EV_TWO, lab=WJ_LAB),
+    stamped("wj-input-schema-changed", "Window join: l.d selected as well (the stored left rows gain a column)", J_OUT, wj(),
+            J_OUT + ", d INT", wj(fields=WJ_D), STAMPS, rule="window-join-changed", tables=EV_TWO, lab=WJ_LAB),
+    stamped("wj-type-changed", "Window join: INNER JOIN becomes LEFT JOIN", J_OUT, wj(), J_OUT, wj(join="LEFT JOIN"), STAMPS,
+            rule="window-join-type-changed", tables=EV_TWO, lab=WJ_LAB),
+]
+
+# Cheap leftovers of the "still assumed" list: a temporal join's probe key replaced by another of
+# the same type, and a stateful operator (keep-first deduplication) added below GROUP BY.
+TJ_D = f"{TJ_SEL}, l.d"
+pairs += [
+    stamped("tj-key-replaced", "Temporal join (event time): ON l.a = r.a becomes ON l.d = r.a (same type; the input keeps both)",
+            J_OUT + ", d INT", f"SELECT {TJ_D} {TJ_FROM}", J_OUT + ", d INT",
+            f"SELECT {TJ_D} {TJ_FROM.replace('l.a = r.a', 'l.d = r.a')}", dict(PROBE, state_meaning="changed"),
+            rule="temporal-join-key-replaced", tables=VERSIONED, lab=TJ_LAB),
+    ga("ga-stateful-operator-added", "A keep-first deduplication on (a, b, c) added below GROUP BY a", GA_SINK,
+       "SELECT a, COUNT(*), SUM(b) FROM (\n  SELECT a, b FROM (\n    SELECT *, ROW_NUMBER() OVER (PARTITION BY a, b, c ORDER BY pt) AS rk\n"
+       "    FROM MyTable)\n  WHERE rk = 1)\nGROUP BY a", dict(CHANGELOG, same={1: 1, 2: 2}), rule="query-operator-added"),
 ]
 
 class Literal(str):

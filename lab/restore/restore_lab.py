@@ -37,6 +37,9 @@ SAVEPOINT_ATTEMPTS = 24
 # LAB_TIME_SCALE=2 runs every job twice as long: on a loaded machine tasks start late, and a job
 # stopped before its tasks ran has nothing to show (window pairs' pauses are not scaled).
 TIME_SCALE = float(os.environ.get("LAB_TIME_SCALE", "1"))
+# The lab's lookup source (lookup/src, 'connector' = 'lab-lookup'), compiled by `run` when a pair
+# uses it; the jobs find it through this variable.
+LOOKUP_JAR_ENV = "RESTORE_LAB_LOOKUP_JAR"
 OUTCOMES = ("restore_fails", "state_reused", "silently_wrong", "state_dropped", "cannot_tell")
 
 
@@ -112,6 +115,8 @@ def submit_and_watch(script: str, seconds: float, restore: str | None, savepoint
     conf.set("table.local-time-zone", "UTC")
     if restore:
         conf.set("execution.state-recovery.path", restore)
+    if "'lab-lookup'" in script and os.environ.get(LOOKUP_JAR_ENV):
+        conf.set("pipeline.jars", Path(os.environ[LOOKUP_JAR_ENV]).as_uri())
 
     result = None
     statement_set = None
@@ -264,11 +269,34 @@ def prepare_run(pair_id: str) -> Path | None:
     return run_dir
 
 
+def lookup_jar() -> Path:
+    """Compiles the lab's lookup source (lookup/src) against PyFlink's jars into runs/lab-lookup.jar."""
+    import zipfile
+    import pyflink
+    lib = Path(pyflink.__file__).parent / "lib"
+    src = LAB / "lookup" / "src"
+    build = RUNS / "lab-lookup-classes"
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True)
+    java = [str(p) for p in src.rglob("*.java")]
+    subprocess.run(["javac", "-nowarn", "-d", str(build), "-cp", str(lib / "*"), *java], check=True)
+    jar = RUNS / "lab-lookup.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for path in build.rglob("*.class"):
+            z.write(path, str(path.relative_to(build)))
+        for path in (src / "META-INF").rglob("*"):
+            if path.is_file():
+                z.write(path, str(path.relative_to(src)))
+    return jar
+
+
 def run_pairs(ids: list[str]) -> None:
     """Run the pairs in one child process; split its output into runs/<id>/run.log."""
     run_dirs = [d for d in map(prepare_run, ids) if d]
     if not run_dirs:
         return
+    if any("'lab-lookup'" in (d / "old.sql").read_text() + (d / "new.sql").read_text() for d in run_dirs):
+        os.environ[LOOKUP_JAR_ENV] = str(lookup_jar())
     command = [sys.executable, str(Path(__file__).resolve()), "phases", *map(str, run_dirs)]
     with (RUNS / "stderr.log").open("w") as err:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1)
@@ -612,6 +640,15 @@ def judge_stamped(spec: dict, old: dict, new: dict, base: dict) -> tuple[str, st
     evidence = [r["text"] for r in restored[:3]]
     if "counted" in spec:
         return judge_counted(spec, old, new, base)
+    if "looked_up" in spec and restored:
+        # Lookup joins: the lab's lookup source finds value key * 100 + offset for a key;
+        # `looked_up: [key column, value column, offset]` names the new query's key. A restored row
+        # (in flight at the savepoint) carrying another key's value was not looked up again.
+        key, value, offset = spec["looked_up"]
+        stale = [r for r in restored if not numeric(r["values"][key]) or r["values"][value] != r["values"][key] * 100 + offset]
+        if stale:
+            return ("silently_wrong", f"{len(stale)} of {len(restored)} rows in flight at the savepoint carry a value "
+                    f"not looked up with the new key", [r["text"] for r in stale[:3]])
     if "restored_values" in spec:
         # A projection computed after the operator (a stamp from CURRENT_TIMESTAMP) does not tell
         # restored rows: `restored_values: {match: [columns], null: column}` finds the new job's rows

@@ -115,6 +115,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
             json!(q.map(operator_kinds).unwrap_or_default()),
         );
         m.insert(
+            "lookup_joins".into(),
+            json!(q.map(lookup_tables).unwrap_or_default()),
+        );
+        m.insert(
             "hints".into(),
             json!(q.map(|q| q.hints.clone()).unwrap_or_default()),
         );
@@ -280,4 +284,15 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
         }
     }
     items
+}
+
+/// The lookup tables of the query's lookup joins, synchronous or async, upstream first: a
+/// synchronous one keeps no state but is a node of the stream graph.
+fn lookup_tables(query: &QueryPlan) -> Vec<String> {
+    query
+        .operators
+        .iter()
+        .filter(|o| o.kind == crate::plan::OperatorKind::LookupJoin)
+        .map(|o| o.read::<crate::facts::join::Lookup>().lookup_table)
+        .collect()
 }

@@ -1,11 +1,11 @@
 //! The facts a rule may use, per operator kind: the type of each fact of the old and new
 //! operator, the relations derived from every list fact, and the job configuration.
 
+use crate::fact_schema::{FactSchema, FactType};
 use crate::facts::job::{
     ConfigFacts, ConfigKeyItem, QueryFacts, QueryPairFacts, SourcePairFacts, TableOptionItem,
 };
 use crate::facts::{self, facts_of, Fact};
-use crate::fact_schema::{FactSchema, FactType};
 use crate::plan::OperatorKind;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

@@ -38,6 +38,8 @@ facts! {
         pub sink: Option<String>,
         /// the kinds of its stateful operators, upstream first
         pub operators: Vec<String>,
+        /// the lookup tables of its lookup joins, synchronous or async, upstream first
+        pub lookup_joins: Vec<String>,
         /// the source tables it reads
         pub sources: Vec<String>,
         /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)

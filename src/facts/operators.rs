@@ -6,8 +6,8 @@ use super::aggregate::{
 };
 use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts};
 use super::ranking::{DeduplicateFacts, TopNFacts, WindowTopNFacts};
-use super::{facts_of, Fact, Filters};
 use super::OperatorKind;
+use super::{facts_of, Fact, Filters};
 
 facts! {
     /// The facts of a MATCH_RECOGNIZE.
@@ -120,9 +120,16 @@ facts! {
         /// what Flink plans (join, rank, match_recognize, ...)
         pub flink_kind: String,
         /// the operator's whole canonical lineage (what it computes over the rows it reads, views, CTEs, subqueries, filters and source tables beneath inlined): any change changes it
+        #[group = "fingerprint"]
         pub fingerprint: String,
         /// why the tool does not model it in detail
         pub reason: String,
+        /// a join's type (INNER, LEFT, SEMI, ...), the head of its fingerprint; null for the other operators
+        #[group = "fingerprint"]
+        pub fingerprint_type: Option<String>,
+        /// a join's fingerprint without its type (condition, inputs, and for a window join the columns read above it); null for the other operators
+        #[group = "fingerprint"]
+        pub fingerprint_body: Option<String>,
     }
 }
 

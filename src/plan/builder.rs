@@ -510,8 +510,11 @@ impl<'a> Builder<'a> {
             let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
             input.filters.retain(|f| !taken.contains(&f.canonical()));
         }
-        for opaque in opaque_joins {
-            opaque.finish(self, &where_terms);
+        if !opaque_joins.is_empty() {
+            let used = used_columns(select, &input);
+            for opaque in opaque_joins {
+                opaque.finish(self, &where_terms, &used);
+            }
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);
@@ -1089,6 +1092,7 @@ impl<'a> Builder<'a> {
             flink_kind: kind.to_string(),
             fingerprint: description,
             reason: reason.to_string(),
+            ..Default::default()
         });
         op.fact_spans.insert("fingerprint".into(), span);
         self.operators.push(op);

@@ -33,6 +33,7 @@ pub fn opaque_query(
         flink_kind: "query".into(),
         fingerprint,
         reason: format!("it uses {construct}, compared as a whole"),
+        ..Default::default()
     });
     op.fact_spans.insert("fingerprint".into(), at);
     notes.assume(

@@ -63,27 +63,51 @@ pub struct OpaqueJoin {
     /// The condition's terms, canonical (ON, then the SELECT's WHERE).
     pub terms: Vec<String>,
     pub lineage: String,
+    /// A window join's columns read above it (canonical): the rows it stores carry them.
+    pub carried: Vec<String>,
 }
 
 impl OpaqueJoin {
     pub fn fingerprint(&self) -> String {
+        format!("{} {}", self.heading, self.body())
+    }
+
+    /// The fingerprint without the join's type: what a window join stores does not depend on
+    /// its type (restore lab, pair wj-type-changed).
+    fn body(&self) -> String {
         let mut terms = self.terms.clone();
         terms.sort();
         terms.dedup();
-        format!(
-            "{} ON {} ({})",
-            self.heading,
-            terms.join(" AND "),
-            self.lineage
-        )
+        let carried = if self.carried.is_empty() {
+            String::new()
+        } else {
+            format!(" carrying {}", self.carried.join(", "))
+        };
+        format!("ON {} ({}){carried}", terms.join(" AND "), self.lineage)
     }
 
-    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint.
-    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr]) {
+    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint;
+    /// a window join also records the columns read above it (`used`), which its stored rows
+    /// carry (restore lab, pair wj-input-schema-changed: another row layout fails the restore).
+    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr], used: &BTreeSet<String>) {
         self.terms.extend(where_terms.iter().map(CExpr::canonical));
+        if self.heading.ends_with("window_join") {
+            self.carried = used.iter().cloned().collect();
+        }
         if let Some(op) = b.operators.get_mut(self.operator) {
             let fingerprint = self.fingerprint();
-            op.update(|facts: &mut OpaqueFacts| facts.fingerprint = fingerprint);
+            let join_type = self
+                .heading
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let body = self.body();
+            op.update(|facts: &mut OpaqueFacts| {
+                facts.fingerprint = fingerprint;
+                facts.fingerprint_type = Some(join_type);
+                facts.fingerprint_body = Some(body);
+            });
         }
     }
 }
@@ -156,7 +180,17 @@ impl PendingJoin {
             self.conditions.push(term);
             return;
         }
-        if self.pushable(reads, from_where) && self.kind != OperatorKind::LookupJoin {
+        // A lookup join keeps a filter on its input beneath it as its own only when it keeps
+        // state (an async lookup holds the filtered rows in flight; restore lab, pair
+        // lj-async-filter-added); a synchronous one is judged downstream. A term on the looked-up
+        // table stays in the condition: it is applied to what the lookup finds.
+        let stateful_lookup = self
+            .lookup
+            .as_ref()
+            .is_some_and(|l| l.async_lookup || l.try_resolve);
+        if self.pushable(reads, from_where)
+            && (self.kind != OperatorKind::LookupJoin || (stateful_lookup && reads == Reads::Left))
+        {
             self.filters.push(term);
         } else if !from_where || (reads == Reads::Both && self.join_type == "INNER") {
             self.conditions.push(term);
@@ -289,6 +323,7 @@ pub fn join(
             heading: format!("{join_type} {kind}"),
             terms,
             lineage: joined.lineage(),
+            carried: Vec::new(),
         };
         let reason = if both_windows {
             "window joins are not modelled in detail: compared by their whole lineage"

@@ -31,10 +31,10 @@ pub mod unmodelled;
 pub mod window;
 
 use crate::catalog::Catalog;
-pub use crate::facts::OperatorKind;
 use crate::facts::aggregate::Aggregates;
 use crate::facts::join::Lookup;
 use crate::facts::operators::{OpaqueFacts, SourceFacts};
+pub use crate::facts::OperatorKind;
 use crate::facts::{FactTyped, Filters};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};

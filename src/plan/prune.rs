@@ -27,7 +27,11 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
         }
         let op = &mut operators[i];
         let calls: Aggregates = op.read();
-        let kept_anyway = [calls.python_udafs.clone(), calls.undeclared_aggregates.clone()].concat();
+        let kept_anyway = [
+            calls.python_udafs.clone(),
+            calls.undeclared_aggregates.clone(),
+        ]
+        .concat();
         let unread: Vec<String> = calls
             .aggregates
             .iter()

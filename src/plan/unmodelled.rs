@@ -26,6 +26,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 flink_kind: "unmodelled_statement".into(),
                 fingerprint: text,
                 reason: format!("`{words} ...` defines a pipeline the tool does not model"),
+                ..Default::default()
             });
             op.fact_spans.insert("fingerprint".into(), *span);
             Some(QueryPlan {

@@ -291,7 +291,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         // The fail-safe of operators, for a query present on both sides: its source tables
         // are judged as their own pairs.
         if let (Some(old), Some(new)) = (pair.old, pair.new) {
-            let unexplained = engine::unexplained(&facts, &explained, &["sources"]);
+            let unexplained = engine::unexplained(&facts, &explained, &["sources", "lookup_joins"]);
             if !unexplained.is_empty() {
                 findings.push(Finding {
                     rule: engine::UNEXPLAINED.into(),

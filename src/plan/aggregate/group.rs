@@ -1,7 +1,6 @@
 //! Non-windowed GROUP BY and SELECT DISTINCT (Flink's group aggregate), and GROUPING SETS,
 //! ROLLUP and CUBE (compared as a whole).
 
-use crate::plan::grouping_sets;
 use super::super::builder::{default_name, Builder};
 use super::super::expr::CExpr;
 use super::super::scope::{Column, Relation};
@@ -9,6 +8,7 @@ use super::super::{Operator, OperatorKind};
 use super::Grouped;
 use crate::error::{Error, Result};
 use crate::facts::aggregate::GroupAggregateFacts;
+use crate::plan::grouping_sets;
 use crate::source::ByteSpan;
 use sqlparser::ast::{Expr, Select, SelectItem};
 
