@@ -22,6 +22,10 @@ use std::path::Path;
 /// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
 pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 
+/// The built-in rule files as `build.rs` read them into the rule-file model ([`model::RuleFile`]),
+/// as JSON: (path, JSON). Deserializing these is what a check costs instead of parsing the YAML.
+const PRECOMPILED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules_json.rs"));
+
 /// A value given once, or chosen by the value of a fact (the deduplication mode matrix).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ByMode<T> {
@@ -253,7 +257,7 @@ impl RuleSet {
                 if !wanted(text) {
                     continue;
                 }
-                if let Err(e) = load::load_file(&SourceFile::new(*name, *text), &mut set) {
+                if let Err(e) = load::load_builtin(name, text, &mut set) {
                     errors.push(e);
                 }
             }
