@@ -26,7 +26,7 @@ measure() {
   shift
   for _ in $(seq "$runs"); do
     /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >/dev/null 2>&1 || true
-    awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$work/time"
+    tail -1 "$work/time" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'
   done | sort -n
 }
 
