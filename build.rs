@@ -1,6 +1,11 @@
 //! Embeds the rule files (`rules/<profile>/*.yaml`) and the golden case files
 //! (`cases/**/*.yaml`) in the binary: a new profile, rule file or case needs no change to the
 //! Rust code, and `flink-compat rules show ID` can print a case that fires the rule anywhere.
+//!
+//! Each built-in rule file is also read here, once, into the rule-file model
+//! (`src/rules/model.rs`) and embedded as compact JSON: a check deserializes that instead of
+//! parsing the YAML on every run. A file that does not read is embedded as YAML only, so that
+//! loading it reports the mistake at its place in the file (and the tests fail).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -43,10 +48,49 @@ fn embedded(root: &Path, dir: &str) -> String {
     code
 }
 
+#[allow(dead_code)]
+#[path = "src/rules/model.rs"]
+mod model;
+
+/// `(path, JSON)` for every built-in rule file (not a profile or connector table) that reads
+/// into the rule-file model.
+fn precompiled(root: &Path) -> String {
+    let mut files = Vec::new();
+    yaml_files(&root.join("rules"), &mut files);
+    files.sort();
+    let mut code = String::from("&[\n");
+    for file in &files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let is_rule_file = !relative.ends_with("/profile.yaml")
+            && !text.lines().any(|l| l.starts_with("connector:"));
+        if !is_rule_file {
+            continue;
+        }
+        let Ok(parsed) = serde_saphyr::from_str::<model::RuleFile>(&text) else {
+            continue;
+        };
+        let Ok(json) = serde_json::to_string(&parsed) else {
+            continue;
+        };
+        let _ = writeln!(code, "    ({relative:?}, {json:?}),");
+    }
+    code.push(']');
+    code
+}
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("builtin_rules.rs"), embedded(&root, "rules"))
+        .expect("OUT_DIR is writable");
+    std::fs::write(out.join("builtin_rules_json.rs"), precompiled(&root))
         .expect("OUT_DIR is writable");
     let cases = format!(
         "/// The case files built into the binary: (path, contents).\npub const CASES: &[(&str, &str)] = {};\n",

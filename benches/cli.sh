@@ -1,32 +1,57 @@
 #!/usr/bin/env bash
-# Times the whole command-line process (release build): the documentation example pair and
-# generated deployments of 100, 1,000 and 10,000 INSERT statements. Uses hyperfine when it is
-# installed (`apt-get install hyperfine`), else a plain loop that prints the mean.
+# Times the whole command-line process (release build).
+#
+# 1. The CPU time of the documentation example pair, the mean of 200 processes.
+# 2. Generated deployments of 1,000, 10,000 and 40,000 INSERT statements (`benches/cli.sh N...`
+#    for other sizes): the whole check against parsing alone (`examples/parse_only.rs`: the same
+#    two scripts, tokenized, split and parsed by the check's front end, nothing else), side by
+#    side in one run, the best of 5 of each: CPU time, their ratio, CPU time per query, and
+#    peak memory (maximum resident set) with its ratio.
+#
+# Uses /usr/bin/time (GNU time). Ratios measured in the same run hold under load; absolute
+# times do not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+cargo build --release --quiet --bin flink-compat --example parse_only --example generate_deployment
 bin=target/release/flink-compat
+parse=target/release/examples/parse_only
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 40000)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for n in 100 1000 10000; do
-  cargo run --release --quiet --example generate_deployment -- "$n" "$work/$n"
-done
 
-time_it() { # NAME RUNS COMMAND...
-  local name=$1 runs=$2
-  shift 2
-  if command -v hyperfine >/dev/null; then
-    hyperfine -N --warmup 3 --runs "$runs" -i --command-name "$name" "$*" | grep -E 'Benchmark|Time|Range'
-  else
-    local start end
-    start=$(date +%s%N)
-    for _ in $(seq "$runs"); do "$@" >/dev/null || true; done
-    end=$(date +%s%N)
-    echo "$name: mean $(((end - start) / runs / 1000)) µs over $runs runs"
-  fi
+# measure RUNS COMMAND...: one line per run, "CPU-SECONDS MAX-RSS-KB", sorted by CPU time.
+measure() {
+  local runs=$1
+  shift
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >/dev/null 2>&1 || true
+    tail -1 "$work/time" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'
+  done | sort -n
 }
 
-time_it "documentation pair" 200 "$bin" check examples/old.sql examples/new.sql
-for n in 100 1000 10000; do
-  time_it "$n queries" 10 "$bin" check "$work/$n/old.sql" "$work/$n/new.sql"
+echo "uptime: $(uptime)"
+# The documentation pair: the mean CPU time (task-clock) of 200 processes, with perf when it is
+# installed, else the CPU time of a loop of 200 processes divided by 200.
+if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+  perf stat -x, -e task-clock -r 200 "$bin" check examples/old.sql examples/new.sql 2>"$work/perf" >/dev/null || true
+  awk -F, '/task-clock/ { printf "documentation pair: %.2f ms of CPU per process (perf stat task-clock, mean of 200)\n", $1 }' "$work/perf"
+else
+  /usr/bin/time -f '%U %S' -o "$work/time" bash -c "for _ in \$(seq 200); do $bin check examples/old.sql examples/new.sql >/dev/null || true; done"
+  awk '{ printf "documentation pair: %.2f ms of CPU per process (mean of 200)\n", ($1 + $2) * 1000 / 200 }' "$work/time"
+fi
+
+printf '%-9s %10s %10s %6s %12s %10s %10s %6s\n' queries parse_cpu check_cpu ratio us/query parse_rss check_rss ratio
+for n in "${sizes[@]}"; do
+  target/release/examples/generate_deployment "$n" "$work/$n" >/dev/null
+  measure 5 "$parse" "$work/$n/old.sql" "$work/$n/new.sql" >"$work/parse"
+  measure 5 "$bin" check "$work/$n/old.sql" "$work/$n/new.sql" >"$work/check"
+  p_cpu=$(head -1 "$work/parse" | cut -d' ' -f1)
+  c_cpu=$(head -1 "$work/check" | cut -d' ' -f1)
+  p_rss=$(cut -d' ' -f2 "$work/parse" | sort -n | head -1)
+  c_rss=$(cut -d' ' -f2 "$work/check" | sort -n | head -1)
+  awk -v n="$n" -v p="$p_cpu" -v c="$c_cpu" -v pr="$p_rss" -v cr="$c_rss" 'BEGIN {
+    printf "%-9d %9.2fs %9.2fs %6.2f %12.1f %8.0fMiB %8.0fMiB %6.2f\n",
+      n, p, c, c / p, c / n * 1e6, pr / 1024, cr / 1024, cr / pr }'
+  rm -rf "${work:?}/$n"
 done

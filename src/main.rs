@@ -8,6 +8,8 @@ static ALLOCATOR: ReportingAllocator = ReportingAllocator;
 
 fn main() {
     let cli = Cli::parse();
+    // The process exits once the command is done: the last check's plans are left to the exit.
+    flink_compat::check::exit_after_report();
     let (format, output) = cli.error_output();
     out_of_memory::prepare(cli::render_error(
         format,

@@ -2,7 +2,7 @@
 //! the configuration's overrides for its path), applies the allows, and keeps one result per job.
 
 use super::{Job, JobStatus};
-use crate::check::check;
+use crate::check::{check, check_before_exit};
 use crate::config_file::Config;
 use crate::error::{Error, Result};
 use crate::report::Report;
@@ -127,7 +127,8 @@ pub fn run(jobs: Vec<Job>, base: &Settings, config: Option<&Config>) -> Result<B
     };
     let mut keys: Vec<(String, Vec<PathBuf>)> = Vec::new();
     let mut allow_used = vec![false; config.map_or(0, |c| c.allows.len())];
-    for job in jobs {
+    let count = jobs.len();
+    for (index, job) in jobs.into_iter().enumerate() {
         let mut settings = base.clone();
         if let Some(config) = config {
             for o in config.overrides_for(&job.location) {
@@ -153,6 +154,11 @@ pub fn run(jobs: Vec<Job>, base: &Settings, config: Option<&Config>) -> Result<B
         let outcome = match (job.error.take(), &job.old, &job.new) {
             (Some(e), _, _) => Outcome::Failed(e),
             (None, Some(old), Some(new)) => {
+                let check = if index + 1 == count {
+                    check_before_exit
+                } else {
+                    check
+                };
                 match check(
                     old.clone(),
                     new.clone(),

@@ -29,11 +29,14 @@ use std::ops::ControlFlow;
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
     let file = script.file.clone();
-    let catalog = catalog::build(script, overrides)?;
+    let mut catalog = catalog::build(script, overrides)?;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
     let mut errors = Vec::new();
-    for statement in &catalog.queries {
+    // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
+    // rules read, not the ASTs (the peak memory of a large deployment).
+    for statement in std::mem::take(&mut catalog.queries) {
+        let statement = &statement;
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();

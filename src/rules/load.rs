@@ -80,6 +80,32 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             );
         }
     };
+    load_parsed(file, &parsed, set)
+}
+
+/// Compiles a built-in rule file from the model `build.rs` read it into (no YAML to parse);
+/// from its YAML when there is none, or when it does not compile, so that every mistake is
+/// reported at its place in the file (the JSON form has no positions).
+pub fn load_builtin(path: &str, text: &str, set: &mut RuleSet) -> Result<()> {
+    #[cfg(test)]
+    if tests::YAML_ONLY.get() {
+        return load_file(&SourceFile::new(path, text), set);
+    }
+    let parsed = super::PRECOMPILED
+        .iter()
+        .find(|(p, _)| *p == path)
+        .and_then(|(_, json)| serde_json::from_str::<RuleFile>(json).ok());
+    if let Some(parsed) = parsed {
+        // A failure fails the whole load; the YAML pass below only locates its mistakes.
+        if load_parsed(&SourceFile::new(path, ""), &parsed, set).is_ok() {
+            return Ok(());
+        }
+    }
+    load_file(&SourceFile::new(path, text), set)
+}
+
+/// Compiles the rules of a read rule file into `set`.
+fn load_parsed(file: &SourceFile, parsed: &RuleFile, set: &mut RuleSet) -> Result<()> {
     let kinds: Vec<(String, Spanned<String>, BTreeMap<String, String>)> =
         match (&parsed.operator, &parsed.family) {
             (Some(operator), None) => vec![(operator.value.clone(), operator.clone(), BTreeMap::new())],
@@ -104,7 +130,7 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
         };
     let mut errors = Vec::new();
     for (operator, at, vars) in &kinds {
-        if let Err(e) = load_kind(file, &parsed, operator, at, vars, set) {
+        if let Err(e) = load_kind(file, parsed, operator, at, vars, set) {
             errors.push(e);
         }
     }
@@ -520,4 +546,49 @@ fn check_change(
             known.join(", ")
         )),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{profile, RuleSet, BUILTIN, PRECOMPILED};
+
+    thread_local! {
+        /// Load the built-in rule files from their YAML, as a user's are.
+        pub static YAML_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    #[test]
+    fn every_builtin_rule_file_is_precompiled() {
+        for (path, text) in BUILTIN {
+            let rule_file = !path.ends_with("/profile.yaml")
+                && !crate::catalog::connectors::is_connector_file(text);
+            assert_eq!(
+                PRECOMPILED.iter().any(|(p, _)| p == path),
+                rule_file,
+                "{path}: build.rs did not read it into the rule-file model"
+            );
+        }
+    }
+
+    #[test]
+    fn precompiled_rules_are_the_rules_of_the_yaml() {
+        let none: &[&std::path::Path] = &[];
+        for name in profile::builtin().expect("the profiles load").keys() {
+            let fast = RuleSet::load_engine(name, none).expect("the built-in rules load");
+            YAML_ONLY.set(true);
+            let slow = RuleSet::load_engine(name, none);
+            YAML_ONLY.set(false);
+            let slow = slow.expect("the built-in rules load from YAML");
+            assert_eq!(
+                format!("{:?}", fast.rules),
+                format!("{:?}", slow.rules),
+                "{name}"
+            );
+            assert_eq!(
+                format!("{:?}", fast.changes),
+                format!("{:?}", slow.changes),
+                "{name}"
+            );
+        }
+    }
 }

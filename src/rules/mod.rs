@@ -21,6 +21,10 @@ use std::path::Path;
 
 pub use crate::yaml::BUILTIN;
 
+/// The built-in rule files as `build.rs` read them into the rule-file model ([`model::RuleFile`]),
+/// as JSON: (path, JSON). Deserializing these is what a check costs instead of parsing the YAML.
+const PRECOMPILED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules_json.rs"));
+
 /// A value given once, or chosen by the value of a fact (the deduplication mode matrix).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ByMode<T> {
@@ -252,7 +256,7 @@ impl RuleSet {
                 if !wanted(text) {
                     continue;
                 }
-                if let Err(e) = load::load_file(&SourceFile::new(*name, *text), &mut set) {
+                if let Err(e) = load::load_builtin(name, text, &mut set) {
                     errors.push(e);
                 }
             }

@@ -1,10 +1,10 @@
 //! Rule files as written in YAML, with the position of every value for diagnostics.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// An operator kind (`group_window_aggregate`, ...) or `query` for whole-query rules.
@@ -25,7 +25,7 @@ pub struct RuleFile {
     pub rules: Vec<RuleDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleDef {
     pub id: Spanned<String>,
@@ -72,7 +72,7 @@ pub struct RuleDef {
 }
 
 /// `rules/<profile>/profile.yaml`: an engine's rule set.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileDef {
     pub profile: Spanned<String>,
@@ -91,7 +91,7 @@ pub struct ProfileDef {
     pub inherited_failure_mode: Option<Spanned<String>>,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum VerdictDef {
     One(String),
