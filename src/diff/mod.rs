@@ -621,10 +621,11 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
 }
 
 /// How the query's output changed where its stateful operators and source tables did not:
-/// `projection_changed` (what it writes, computed after its stateful operators) and
-/// `renamed_outputs` (`old -> new`: the same column under another alias).
+/// `projection_changed` (what it writes, computed after its stateful operators),
+/// `rows_changed` (which rows it writes: a filter after them) and `renamed_outputs`
+/// (`old -> new`: the same column under another alias).
 fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
-    let (mut projection_changed, mut renamed) = (false, Vec::new());
+    let (mut projection_changed, mut rows_changed, mut renamed) = (false, false, Vec::new());
     if let (Some(old), Some(new)) = (pair.old, pair.new) {
         let unchanged = |pairs: &[OperatorPair]| {
             pairs
@@ -633,6 +634,7 @@ fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
         };
         if unchanged(&pair.operators) && unchanged(&pair.sources) {
             projection_changed = old.output != new.output;
+            rows_changed = old.rows != new.rows;
         }
         if old.output == new.output {
             renamed = old
@@ -645,6 +647,7 @@ fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
         }
     }
     facts.insert("projection_changed".into(), json!(projection_changed));
+    facts.insert("rows_changed".into(), json!(rows_changed));
     facts.insert("renamed_outputs".into(), json!(renamed));
 }
 

@@ -367,6 +367,11 @@ pub fn pair_facts(operator: &str) -> Vec<(&'static str, FactType, &'static str)>
                 "what the query writes changed while its stateful operators and source tables did not (a projection after them)",
             ),
             (
+                "rows_changed",
+                FactType::Bool,
+                "which rows the query writes changed while its stateful operators and source tables did not (a filter after them: a HAVING, a WHERE over their output)",
+            ),
+            (
                 "renamed_outputs",
                 strings(),
                 "output columns computing the same thing under another name, `old -> new`",

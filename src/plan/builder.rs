@@ -67,6 +67,11 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .map(|c| c.expr.canonical())
             .collect();
         let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
+        let rows = filters_after_operators(&relation, &builder.operators);
+        let rows_span = rows
+            .iter()
+            .filter_map(|t| builder.filter_spans.get(t).copied())
+            .reduce(ByteSpan::union);
         let source_tables = source_table::source_operators(
             &catalog,
             &builder.sources,
@@ -103,6 +108,8 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             views: builder.views,
             output,
             output_names,
+            rows: rows.join(" AND "),
+            rows_span,
             insert_columns: statement.columns.clone(),
         });
     }
@@ -588,16 +595,16 @@ impl<'a> Builder<'a> {
         if let Some(having) = &select.having {
             let terms = self.converter().expr(input, having)?.conjuncts();
             let span = self.span(having);
-            let pushed = pushdown::push_down(
+            for term in &terms {
+                self.filter_spans.entry(term.canonical()).or_insert(span);
+            }
+            pushdown::push_down(
                 &mut self.operators,
                 Some(&planned),
                 &mut joins,
                 &terms,
                 span,
             );
-            for term in &pushed {
-                self.filter_spans.entry(term.canonical()).or_insert(span);
-            }
         }
         output.joins_below = joins;
         output.aggregate_below = Some(planned);
@@ -1186,6 +1193,28 @@ pub fn default_name(expr: &Expr, index: usize) -> String {
 
 /// Each filter term of the operator points at the WHERE clause it comes from, so a finding
 /// about an added or removed filter shows that clause, even inside a view.
+/// The filter terms the query applies after its stateful operators (a HAVING, a WHERE over
+/// their output), canonical and sorted: those of its output rows that reach no operator.
+fn filters_after_operators(relation: &Relation, operators: &[Operator]) -> Vec<String> {
+    let beneath: std::collections::BTreeSet<String> = operators
+        .iter()
+        .flat_map(|op| {
+            op.strings("filters")
+                .into_iter()
+                .chain(op.strings("filters_after"))
+        })
+        .collect();
+    let mut terms: Vec<String> = relation
+        .filters
+        .iter()
+        .map(CExpr::canonical)
+        .filter(|t| !beneath.contains(t))
+        .collect();
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
 fn point_filters_at_their_where(op: &mut Operator, spans: &BTreeMap<String, ByteSpan>) {
     let terms: Vec<String> = op
         .facts

@@ -78,6 +78,8 @@ pub fn opaque_query(
             .map(str::to_string)
             .collect(),
         output_names: Vec::new(),
+        rows: String::new(),
+        rows_span: None,
         insert_columns: statement.columns.clone(),
     }
 }

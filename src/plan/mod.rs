@@ -217,6 +217,11 @@ pub struct QueryPlan {
     pub output: Vec<String>,
     /// The names of the output columns (their aliases), in order.
     pub output_names: Vec<String>,
+    /// The filters the query applies after its stateful operators (a HAVING, a WHERE over
+    /// their output), canonical: which of their results it writes.
+    pub rows: String,
+    /// Where those filters are written (their WHERE or HAVING clauses), when known.
+    pub rows_span: Option<ByteSpan>,
     /// The column list of `INSERT INTO sink (a, b) ...`, empty without one.
     pub insert_columns: Vec<String>,
     /// Optimizer hints (`/*+ ... */`) of the query and of the views it reads.

@@ -44,6 +44,8 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 sink_columns: None,
                 output: Vec::new(),
                 output_names: Vec::new(),
+                rows: String::new(),
+                rows_span: None,
                 insert_columns: Vec::new(),
                 hints: Vec::new(),
                 views: Vec::new(),

@@ -450,6 +450,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
         || facts.get("projection_changed") == Some(&Value::Bool(true))
+        || facts.get("rows_changed") == Some(&Value::Bool(true))
         || lookup(&facts, "renamed_outputs")
             .and_then(Value::as_array)
             .is_some_and(|r| !r.is_empty())
@@ -479,8 +480,11 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             {
                 keys.push("engine.version");
             }
+            // A finding about the filters after the operators points at their WHERE or HAVING.
+            let on_rows = paths.iter().any(|p| p == "rows_changed");
             let at = |plan: &Plan, query: Option<&crate::plan::QueryPlan>| {
                 setting_span(plan, &keys)
+                    .or(query.and_then(|q| q.rows_span.filter(|_| on_rows)))
                     .or(query.map(|q| q.span))
                     .and_then(|span| location(&plan.file, span))
             };
