@@ -196,3 +196,28 @@ fn stage_evaluate(bencher: Bencher, queries: usize) {
     let pairs = diff(&old, &new);
     bencher.bench(|| evaluate(&pairs, &old, &new, &rules));
 }
+
+/// Tables of the join chains and columns of the wide SELECTs of `one_large_query`: a join of
+/// 4,000 tables and a SELECT of 20,000 columns (README, "Performance": each within 2 s).
+const LARGE_TABLES: usize = 4_000;
+const LARGE_COLUMNS: usize = 20_000;
+
+/// The whole check of one large query against itself: a join chain of declared tables
+/// (`join`) and of tables without DDL (`open-join`), a SELECT of a declared table's columns
+/// (`select`) and of a table without DDL (`open-select`).
+#[divan::bench(
+    args = ["join", "open-join", "select", "open-select"],
+    sample_count = 3,
+    sample_size = 1
+)]
+fn one_large_query(bencher: Bencher, shape: &str) {
+    let rules = rules();
+    let sql = match shape {
+        "join" => deployment::join_chain(LARGE_TABLES),
+        "open-join" => deployment::open_join_chain(LARGE_TABLES),
+        "select" => deployment::wide_select(LARGE_COLUMNS, true),
+        _ => deployment::wide_select(LARGE_COLUMNS, false),
+    };
+    let file = SourceFile::new("large.sql", sql);
+    bencher.bench(|| check(file.clone(), file.clone(), &[], &rules).expect("checks"));
+}

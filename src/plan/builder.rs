@@ -3,7 +3,7 @@
 
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
-use super::scope::{open_column, Column, PendingRank, Relation};
+use super::scope::{Column, PendingRank, Relation};
 use super::{
     aggregate, correlate, degrade, join, join_finish, join_nulls, match_recognize, over, pushdown,
     rank, sort, source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
@@ -21,10 +21,9 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
-    SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins, Visit, Visitor,
+    SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins,
 };
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
@@ -238,8 +237,7 @@ impl<'a> Builder<'a> {
                 let relation = self.query(&cte.query);
                 scope = self.ctes.pop().unwrap_or_default();
                 // A ranking in the CTE waits for the query reading it to filter its rank.
-                let relation = rename_columns(
-                    relation?,
+                let relation = relation?.renamed(
                     &cte.alias
                         .columns
                         .iter()
@@ -314,7 +312,7 @@ impl<'a> Builder<'a> {
                     }
                     inputs
                 });
-                let mut union = union_relation(left, right);
+                let mut union = left.union_all(right);
                 union.union_slot = slot;
                 if let Some(inputs) = inputs {
                     let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
@@ -342,7 +340,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 Ok(Relation {
-                    columns,
+                    columns: columns.into(),
                     ..Default::default()
                 })
             }
@@ -885,7 +883,7 @@ impl<'a> Builder<'a> {
                 if let Some(alias) = alias {
                     let names: Vec<String> =
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
-                    relation = rename_columns(relation, &names);
+                    relation = relation.renamed(&names);
                 }
                 if version.is_some() {
                     // A versioned table is read by a temporal or lookup join, which describes it.
@@ -902,7 +900,7 @@ impl<'a> Builder<'a> {
                     Some(alias) => {
                         let names: Vec<String> =
                             alias.columns.iter().map(|c| c.name.value.clone()).collect();
-                        rename_columns(relation, &names).requalify(&alias.name.value)
+                        relation.renamed(&names).requalify(&alias.name.value)
                     }
                     None => relation,
                 };
@@ -985,7 +983,7 @@ impl<'a> Builder<'a> {
             self.ctes = saved;
             self.view_depth -= 1;
             // A ranking in the view waits for the query reading it to filter its rank.
-            return Ok(rename_columns(relation?, &view.def.columns));
+            return Ok(relation?.renamed(&view.def.columns));
         }
         if !self.sources.iter().any(|s| s == name) {
             self.sources.push(name.to_string());
@@ -1014,7 +1012,7 @@ impl<'a> Builder<'a> {
                 Vec::new()
             };
             return Ok(Relation {
-                columns,
+                columns: columns.into(),
                 open_tables,
                 base_tables: vec![name.to_string()],
                 ..Default::default()
@@ -1035,7 +1033,7 @@ impl<'a> Builder<'a> {
     /// is one union of all its inputs, each input described by what it outputs (the filters
     /// beneath are judged as filters).
     fn union_slot(&mut self, left: &Relation, right: &Relation) -> usize {
-        let input = |side: &Relation| format!("[{}]", columns_text(side));
+        let input = |side: &Relation| format!("[{}]", side.columns_text());
         match (left.union_slot, right.union_slot) {
             (Some(l), Some(r)) => {
                 let inputs = std::mem::take(&mut self.unions[r]);
@@ -1145,7 +1143,7 @@ pub fn table_columns(
         })
         .collect();
     let scope = Relation {
-        columns: stored.clone(),
+        columns: stored.clone().into(),
         ..Default::default()
     };
     // Declaring a computed column reads nothing: using it does (its expression is inlined).
@@ -1203,169 +1201,6 @@ pub fn default_name(expr: &Expr, index: usize) -> String {
         }
         _ => format!("EXPR${index}"),
     }
-}
-
-pub fn rename_columns(mut relation: Relation, names: &[String]) -> Relation {
-    for (column, name) in relation.columns.iter_mut().zip(names) {
-        column.name = name.clone();
-    }
-    relation
-}
-
-pub fn columns_text(relation: &Relation) -> String {
-    let mut parts: Vec<String> = relation
-        .columns
-        .iter()
-        .map(|c| c.expr.canonical())
-        .collect();
-    parts.extend(relation.open_tables.iter().map(|(_, t)| format!("{t}.*")));
-    parts.join(", ")
-}
-
-/// Columns of both sides, side by side (joins).
-pub fn union_columns(mut left: Relation, right: Relation) -> Relation {
-    left.columns.extend(right.columns);
-    left.open_tables.extend(right.open_tables);
-    left.base_tables.extend(right.base_tables);
-    left.filters.extend(right.filters);
-    left.window = None;
-    left.ranks.extend(right.ranks);
-    left
-}
-
-/// UNION ALL: column i is any input's column i; the order of the inputs does not matter.
-fn union_relation(left: Relation, mut right: Relation) -> Relation {
-    let mut out = Relation {
-        base_tables: left.base_tables,
-        ..Default::default()
-    };
-    out.base_tables.extend(right.base_tables);
-    let mut right_columns = std::mem::take(&mut right.columns).into_iter();
-    for l in left.columns {
-        let r = right_columns.next();
-        let time = r
-            .as_ref()
-            .and_then(|r| if r.time == l.time { l.time } else { None });
-        // A chain of UNION ALLs is one flat, sorted UNION call: nesting it would make each
-        // level copy and sort the whole chain below it.
-        let mut args = union_inputs(l.expr);
-        for input in r.map(|r| union_inputs(r.expr)).unwrap_or_default() {
-            let at = args.partition_point(|a| a <= &input);
-            args.insert(at, input);
-        }
-        out.columns.push(Column {
-            name: l.name,
-            qualifier: None,
-            expr: CExpr::Call {
-                name: "UNION".into(),
-                args,
-            },
-            time,
-            span: l.span,
-        });
-    }
-    let mut filters: Vec<CExpr> = left.filters.into_iter().chain(right.filters).collect();
-    filters.sort();
-    filters.dedup();
-    out.filters = filters;
-    out.open_tables = left
-        .open_tables
-        .into_iter()
-        .chain(right.open_tables)
-        .collect();
-    out
-}
-
-/// The inputs of a column of a UNION ALL (already sorted), or the column itself.
-fn union_inputs(expr: CExpr) -> Vec<CExpr> {
-    match expr {
-        CExpr::Call { name, args } if name == "UNION" => args,
-        other => vec![other],
-    }
-}
-
-/// The columns of `relation` that `exprs` reference (or all of them for a wildcard), in the
-/// relation's order; columns of tables without DDL follow in order of first reference.
-pub fn referenced_columns<'e>(
-    relation: &Relation,
-    exprs: impl IntoIterator<Item = &'e Expr>,
-    wildcard: bool,
-) -> Vec<Column> {
-    struct Names(Vec<(Option<String>, String)>);
-    impl Visitor for Names {
-        type Break = ();
-        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-            match expr {
-                Expr::Identifier(i) => self.0.push((None, i.value.clone())),
-                Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
-                    // `t.c`, or `c.f` a field of `c` (also `t.c.f`): any may be meant.
-                    self.0
-                        .push((Some(parts[0].value.clone()), parts[1].value.clone()));
-                    self.0.push((None, parts[0].value.clone()));
-                    self.0.push((
-                        Some(parts[parts.len() - 2].value.clone()),
-                        parts[parts.len() - 1].value.clone(),
-                    ));
-                }
-                _ => {}
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut names = Names(Vec::new());
-    for expr in exprs {
-        let _ = expr.visit(&mut names);
-    }
-    let mut out: Vec<Column> = Vec::new();
-    // What is already in `out`, found without a scan of it (wide SELECTs).
-    let mut seen: std::collections::BTreeSet<CExpr> = std::collections::BTreeSet::new();
-    let named: std::collections::HashSet<(Option<&str>, &str)> = names
-        .0
-        .iter()
-        .map(|(q, n)| (q.as_deref(), n.as_str()))
-        .collect();
-    for column in &relation.columns {
-        let used = wildcard
-            || named.contains(&(None, column.name.as_str()))
-            || (column.qualifier.is_some()
-                && named.contains(&(column.qualifier.as_deref(), column.name.as_str())));
-        if used && seen.insert(column.expr.clone()) {
-            out.push(column.clone());
-        }
-    }
-    for (q, table) in &relation.open_tables {
-        if wildcard {
-            out.push(Column {
-                name: "*".into(),
-                qualifier: q.clone(),
-                expr: CExpr::AllColumns {
-                    table: table.clone(),
-                },
-                time: None,
-                span: ByteSpan::default(),
-            });
-            continue;
-        }
-        // `t2.v` is a column of `t2` only; a bare `v` of any table without DDL (which one
-        // cannot be told), unless a declared column has that name.
-        for (qualifier, name) in &names.0 {
-            let declared = relation
-                .columns
-                .iter()
-                .any(|c| &c.name == name && (qualifier.is_none() || *qualifier == c.qualifier));
-            let this_table = qualifier
-                .as_deref()
-                .is_none_or(|n| q.as_deref() == Some(n) || table == n);
-            if declared || !this_table {
-                continue;
-            }
-            let column = open_column(q.clone(), table, name);
-            if seen.insert(column.expr.clone()) {
-                out.push(column);
-            }
-        }
-    }
-    out
 }
 
 /// The filter terms the query applies after its stateful operators (a HAVING, a WHERE over
@@ -1430,7 +1265,8 @@ fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet
     if let sqlparser::ast::GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());
     }
-    let mut used: std::collections::BTreeSet<String> = referenced_columns(input, exprs, wildcard)
+    let mut used: std::collections::BTreeSet<String> = input
+        .referenced_columns(exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();

@@ -5,7 +5,7 @@
 //! what the join must carry (the columns used above it, Flink's projection push-down) and which
 //! WHERE terms are join conditions (both sides) or filters pushed into one input.
 
-use super::builder::{union_columns, Builder};
+use super::builder::Builder;
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::scope::{looks_like_time, Column, Relation};
@@ -286,7 +286,7 @@ pub fn join(
         Some(JoinConstraint::Using(names)) => using_columns(&left, &right, names, join_type),
         _ => None,
     };
-    let mut joined = union_columns(left, right);
+    let mut joined = left.beside(right);
     let (on, condition_span) = match constraint {
         Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
         _ => (None, span),

@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod builder;
+pub mod columns;
 pub mod convert;
 pub mod correlate;
 pub mod degrade;

@@ -1,7 +1,7 @@
 //! OVER aggregates: `agg(x) OVER (PARTITION BY ... ORDER BY time ROWS|RANGE BETWEEN ... PRECEDING
 //! AND CURRENT ROW)`, inline or through a named `WINDOW w AS (...)`, and ranking functions.
 
-use super::builder::{default_name, referenced_columns, Builder};
+use super::builder::{default_name, Builder};
 use super::convert::{AggCall, Converter};
 use super::expr::CExpr;
 use super::interval::interval_value;
@@ -348,7 +348,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);
-    let schema: Vec<String> = referenced_columns(&input, exprs, wildcard)
+    let schema: Vec<String> = input
+        .referenced_columns(exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();

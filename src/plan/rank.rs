@@ -1,7 +1,7 @@
 //! `ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rk` filtered on `rk` by the enclosing
 //! query: a deduplication when it keeps the first row by a time attribute, else a Top-N.
 
-use super::builder::{referenced_columns, Builder};
+use super::builder::Builder;
 use super::expr::CExpr;
 use super::scope::{looks_like_time, Column, PendingRank, Relation};
 use super::{Operator, OperatorKind};
@@ -140,7 +140,8 @@ pub fn reads_rank(select: &Select, input: &Relation, pending: &PendingRank) -> b
         exprs.extend(keys.iter());
     }
     exprs.extend(join_conditions(select));
-    referenced_columns(input, exprs, wildcard)
+    input
+        .referenced_columns(exprs, wildcard)
         .iter()
         .any(|c| c.expr == rank)
 }
@@ -301,7 +302,8 @@ pub fn build(
         exprs.extend(keys.iter());
     }
     exprs.extend(join_conditions(select));
-    let mut used: Vec<CExpr> = referenced_columns(input, exprs, wildcard)
+    let mut used: Vec<CExpr> = input
+        .referenced_columns(exprs, wildcard)
         .into_iter()
         .map(|c| c.expr)
         .collect();

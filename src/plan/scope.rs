@@ -1,8 +1,12 @@
 //! Relations flowing between the clauses of a query, and how a column reference resolves.
 
+pub use super::columns::Columns;
 use super::expr::CExpr;
 use crate::catalog::TimeKind;
 use crate::source::ByteSpan;
+use sqlparser::ast::{Expr, Visit, Visitor};
+use std::collections::{BTreeSet, HashSet};
+use std::ops::ControlFlow;
 
 #[derive(Debug, Clone)]
 pub struct Column {
@@ -99,7 +103,8 @@ impl PendingRank {
 /// The output of a FROM item, a subquery or a whole SELECT.
 #[derive(Debug, Clone, Default)]
 pub struct Relation {
-    pub columns: Vec<Column>,
+    /// Its columns in order, indexed by name and qualifier (`Columns`).
+    pub columns: Columns,
     /// Tables without DDL (documentation style): any column name resolves to them.
     pub open_tables: Vec<(Option<String>, String)>,
     /// The tables beneath, to resolve a reference the author evidently meant (seed mistakes).
@@ -130,42 +135,27 @@ pub enum Resolved {
 impl Relation {
     /// Resolves `name` or `qualifier.name`. Identifiers are case-sensitive as in Flink.
     pub fn resolve(&self, qualifier: Option<&str>, name: &str) -> Resolved {
-        let matches: Vec<&Column> = self
-            .columns
-            .iter()
-            .filter(|c| {
-                c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier)
-            })
-            .collect();
-        match matches.as_slice() {
-            [one] => return Resolved::Column((*one).clone()),
-            [first, rest @ ..] => {
-                if rest.iter().all(|c| c.expr == first.expr) {
-                    return Resolved::Column((*first).clone());
-                }
-                if qualifier.is_none() {
-                    if let Some(merged) = self.using.iter().rev().find(|c| c.name == name) {
-                        return Resolved::Column(merged.clone());
-                    }
-                }
-                return Resolved::Ambiguous;
+        let mut matches = self.columns.named(qualifier, name);
+        if let Some(first) = matches.next() {
+            let mut rest = matches.peekable();
+            if rest.peek().is_none() || rest.all(|c| c.expr == first.expr) {
+                return Resolved::Column(first.clone());
             }
-            [] => {}
-        }
-        let open: Vec<&(Option<String>, String)> = self
-            .open_tables
-            .iter()
-            .filter(|(q, t)| {
-                qualifier.is_none() || q.as_deref() == qualifier || Some(t.as_str()) == qualifier
-            })
-            .collect();
-        if let [(q, table)] = open.as_slice() {
-            return Resolved::Column(open_column(q.clone(), table, name));
-        }
-        if open.len() > 1 {
+            if qualifier.is_none() {
+                if let Some(merged) = self.using.iter().rev().find(|c| c.name == name) {
+                    return Resolved::Column(merged.clone());
+                }
+            }
             return Resolved::Ambiguous;
         }
-        Resolved::Missing
+        let mut open = self.open_tables.iter().filter(|(q, t)| {
+            qualifier.is_none() || q.as_deref() == qualifier || Some(t.as_str()) == qualifier
+        });
+        match (open.next(), open.next()) {
+            (Some((q, table)), None) => Resolved::Column(open_column(q.clone(), table, name)),
+            (Some(_), Some(_)) => Resolved::Ambiguous,
+            (None, _) => Resolved::Missing,
+        }
     }
 
     /// The relation's whole canonical lineage: its columns (source columns, computations and
@@ -201,22 +191,187 @@ impl Relation {
 
     /// How many declared columns `qualifier.name` names (not counting tables without DDL).
     pub fn declared_matches(&self, qualifier: Option<&str>, name: &str) -> usize {
-        self.columns
-            .iter()
-            .filter(|c| {
-                c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier)
-            })
-            .count()
+        self.columns.named(qualifier, name).count()
     }
 
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
-        self.columns
-            .iter()
-            .any(|c| c.qualifier.as_deref() == Some(qualifier))
+        self.columns.has_qualifier(qualifier)
             || self
                 .open_tables
                 .iter()
                 .any(|(q, t)| q.as_deref() == Some(qualifier) || t == qualifier)
+    }
+
+    /// The relation with its columns renamed, in order (`AS t(a, b)`, a view's or CTE's column
+    /// list); columns past the names keep theirs.
+    pub fn renamed(mut self, names: &[String]) -> Relation {
+        for (column, name) in self.columns.iter_mut().zip(names) {
+            column.name = name.clone();
+        }
+        self
+    }
+
+    /// Its columns' canonical texts and its tables without DDL (`t.*`), comma-separated.
+    pub fn columns_text(&self) -> String {
+        let mut parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        parts.extend(self.open_tables.iter().map(|(_, t)| format!("{t}.*")));
+        parts.join(", ")
+    }
+
+    /// The columns of both inputs of a join, side by side (this relation's first): extends this
+    /// relation, so a chain of joins grows one relation and its index.
+    pub fn beside(mut self, right: Relation) -> Relation {
+        self.columns.extend(right.columns);
+        self.open_tables.extend(right.open_tables);
+        self.base_tables.extend(right.base_tables);
+        self.filters.extend(right.filters);
+        self.window = None;
+        self.ranks.extend(right.ranks);
+        self
+    }
+
+    /// UNION ALL: column i is any input's column i; the order of the inputs does not matter.
+    pub fn union_all(self, mut right: Relation) -> Relation {
+        let mut out = Relation {
+            base_tables: self.base_tables,
+            ..Default::default()
+        };
+        out.base_tables.extend(right.base_tables);
+        let mut right_columns = std::mem::take(&mut right.columns).into_iter();
+        for l in self.columns {
+            let r = right_columns.next();
+            let time = r
+                .as_ref()
+                .and_then(|r| if r.time == l.time { l.time } else { None });
+            // A chain of UNION ALLs is one flat, sorted UNION call: nesting it would make each
+            // level copy and sort the whole chain below it.
+            let mut args = union_inputs(l.expr);
+            for input in r.map(|r| union_inputs(r.expr)).unwrap_or_default() {
+                let at = args.partition_point(|a| a <= &input);
+                args.insert(at, input);
+            }
+            out.columns.push(Column {
+                name: l.name,
+                qualifier: None,
+                expr: CExpr::Call {
+                    name: "UNION".into(),
+                    args,
+                },
+                time,
+                span: l.span,
+            });
+        }
+        let mut filters: Vec<CExpr> = self.filters.into_iter().chain(right.filters).collect();
+        filters.sort();
+        filters.dedup();
+        out.filters = filters;
+        out.open_tables = self
+            .open_tables
+            .into_iter()
+            .chain(right.open_tables)
+            .collect();
+        out
+    }
+
+    /// Its columns that `exprs` reference (or all of them for a wildcard), in its order;
+    /// columns of tables without DDL follow in order of first reference.
+    pub fn referenced_columns<'e>(
+        &self,
+        exprs: impl IntoIterator<Item = &'e Expr>,
+        wildcard: bool,
+    ) -> Vec<Column> {
+        /// The names referenced, `(qualifier, name)`, each with whether it is the head of a
+        /// compound name (`c` of `c.f`, perhaps a table rather than a column).
+        #[derive(Default)]
+        struct Names(Vec<(Option<String>, String, bool)>);
+        impl Visitor for Names {
+            type Break = ();
+            fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+                match expr {
+                    Expr::Identifier(i) => self.0.push((None, i.value.clone(), false)),
+                    Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+                        // `t.c`, or `c.f` a field of `c` (also `t.c.f`): any may be meant.
+                        self.0
+                            .push((Some(parts[0].value.clone()), parts[1].value.clone(), false));
+                        self.0.push((None, parts[0].value.clone(), true));
+                        self.0.push((
+                            Some(parts[parts.len() - 2].value.clone()),
+                            parts[parts.len() - 1].value.clone(),
+                            false,
+                        ));
+                    }
+                    _ => {}
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let mut visited = Names::default();
+        for expr in exprs {
+            let _ = expr.visit(&mut visited);
+        }
+        // `t.c` with `t` an input of this relation names `t`'s column, not a field of a column
+        // `t` of every table without DDL (one such column per table would make each join of a
+        // chain carry all the tables' columns).
+        let tables: HashSet<&str> = visited
+            .0
+            .iter()
+            .filter(|(_, name, head)| *head && self.has_qualifier(name))
+            .map(|(_, name, _)| name.as_str())
+            .collect();
+        let names = &visited.0;
+        let mut out: Vec<Column> = Vec::new();
+        // What is already in `out`, found without a scan of it (wide SELECTs).
+        let mut seen: BTreeSet<CExpr> = BTreeSet::new();
+        let named: HashSet<(Option<&str>, &str)> = names
+            .iter()
+            .map(|(q, n, _)| (q.as_deref(), n.as_str()))
+            .collect();
+        for column in &self.columns {
+            let used = wildcard
+                || named.contains(&(None, column.name.as_str()))
+                || (column.qualifier.is_some()
+                    && named.contains(&(column.qualifier.as_deref(), column.name.as_str())));
+            if used && seen.insert(column.expr.clone()) {
+                out.push(column.clone());
+            }
+        }
+        for (q, table) in &self.open_tables {
+            if wildcard {
+                out.push(Column {
+                    name: "*".into(),
+                    qualifier: q.clone(),
+                    expr: CExpr::AllColumns {
+                        table: table.clone(),
+                    },
+                    time: None,
+                    span: ByteSpan::default(),
+                });
+                continue;
+            }
+            // `t2.v` is a column of `t2` only; a bare `v` of any table without DDL (which one
+            // cannot be told), unless a declared column has that name.
+            for (qualifier, name, head) in names {
+                if *head && tables.contains(name.as_str()) {
+                    continue;
+                }
+                let declared = self
+                    .columns
+                    .named(qualifier.as_deref(), name)
+                    .next()
+                    .is_some();
+                let this_table = qualifier
+                    .as_deref()
+                    .is_none_or(|n| q.as_deref() == Some(n) || table == n);
+                if declared || !this_table {
+                    continue;
+                }
+                let column = open_column(q.clone(), table, name);
+                if seen.insert(column.expr.clone()) {
+                    out.push(column);
+                }
+            }
+        }
+        out
     }
 
     pub fn requalify(mut self, qualifier: &str) -> Relation {
@@ -227,6 +382,14 @@ impl Relation {
             *q = Some(qualifier.to_string());
         }
         self
+    }
+}
+
+/// The inputs of a column of a UNION ALL (already sorted), or the column itself.
+fn union_inputs(expr: CExpr) -> Vec<CExpr> {
+    match expr {
+        CExpr::Call { name, args } if name == "UNION" => args,
+        other => vec![other],
     }
 }
 

@@ -4,7 +4,7 @@
 //! inlined and recorded, correlated columns resolve to the enclosing query's), and the join is
 //! an opaque operator compared by its whole lineage: the enclosing rows and the subquery's.
 
-use super::builder::{projection_exprs, referenced_columns, Builder};
+use super::builder::{projection_exprs, Builder};
 use super::scope::Relation;
 use crate::error::Result;
 use crate::source::ByteSpan;
@@ -73,7 +73,8 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
     if let GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());
     }
-    let mut read: Vec<String> = referenced_columns(outer, exprs, wildcard)
+    let mut read: Vec<String> = outer
+        .referenced_columns(exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();

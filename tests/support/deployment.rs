@@ -96,3 +96,36 @@ pub fn join_chain(tables: usize) -> String {
     sql.push_str(";\n");
     sql
 }
+
+/// The join chain of `join_chain` over tables without DDL (documentation style): every column
+/// is known only from its use.
+pub fn open_join_chain(tables: usize) -> String {
+    let mut sql = String::with_capacity(tables * 40);
+    let last = tables.saturating_sub(1);
+    sql.push_str(&format!(
+        "INSERT INTO s SELECT t0.k, t{last}.v{last} FROM t0"
+    ));
+    for t in 1..tables {
+        sql.push_str(&format!(" JOIN t{t} ON t{}.k = t{t}.k", t - 1));
+    }
+    sql.push_str(";\n");
+    sql
+}
+
+/// One INSERT selecting `columns` columns (`c0, c1, ...`) of one table, declared when `ddl`.
+pub fn wide_select(columns: usize, ddl: bool) -> String {
+    let mut sql = String::with_capacity(columns * 30);
+    if ddl {
+        let declared: Vec<String> = (0..columns).map(|c| format!("c{c} BIGINT")).collect();
+        sql.push_str(&format!(
+            "CREATE TABLE wide ({}) WITH ('connector' = 'datagen');\n",
+            declared.join(", ")
+        ));
+    }
+    let selected: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
+    sql.push_str(&format!(
+        "INSERT INTO s SELECT {} FROM wide;\n",
+        selected.join(", ")
+    ));
+    sql
+}

@@ -1,0 +1,108 @@
+//! One query of thousands of tables or columns, with and without DDL: the check answers
+//! correctly (unoptimized, within the test harness's ordinary budget), and the plan it builds
+//! grows linearly with the query. No time is asserted: the release figures are in the README
+//! ("Performance") and `cargo bench`.
+
+#[allow(dead_code)]
+mod support;
+
+use flink_compat::plan::builder::build_plan;
+use flink_compat::source::SourceFile;
+use flink_compat::sql::parse_script;
+use support::deployment;
+
+/// The size of the plan of one script (its queries' debug text): what building it writes, a
+/// proxy for the memory it takes.
+fn plan_size(sql: String) -> usize {
+    let script = parse_script(SourceFile::new("query.sql", sql)).expect("the script parses");
+    let plan = build_plan(script, &[]).expect("the script plans");
+    format!("{:?}", plan.queries).len()
+}
+
+/// Twice the tables or columns make a plan about twice as large (four times, were it
+/// quadratic).
+fn assert_linear(shape: &str, script: impl Fn(usize) -> String, n: usize) {
+    let (small, large) = (plan_size(script(n)), plan_size(script(2 * n)));
+    let ratio = large as f64 / small as f64;
+    assert!(
+        (1.7..=2.4).contains(&ratio),
+        "{shape}: a plan of {small} bytes for {n}, {large} for {} (×{ratio:.2})",
+        2 * n
+    );
+}
+
+#[test]
+fn the_plan_of_a_join_chain_is_linear_in_its_tables() {
+    assert_linear("declared tables", deployment::join_chain, 400);
+    assert_linear("tables without DDL", deployment::open_join_chain, 400);
+}
+
+#[test]
+fn the_plan_of_a_wide_select_is_linear_in_its_columns() {
+    assert_linear(
+        "declared columns",
+        |n| deployment::wide_select(n, true),
+        2_000,
+    );
+    assert_linear(
+        "columns without DDL",
+        |n| deployment::wide_select(n, false),
+        2_000,
+    );
+}
+
+/// `check OLD NEW --format json`: its verdict.
+fn verdict(test: &str, old: &str, new: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("scaling")
+        .join(test);
+    std::fs::create_dir_all(&dir).expect("the scratch directory is writable");
+    let (old_path, new_path) = (dir.join("old.sql"), dir.join("new.sql"));
+    std::fs::write(&old_path, old).expect("the scratch file is writable");
+    std::fs::write(&new_path, new).expect("the scratch file is writable");
+    let (old_path, new_path) = (
+        old_path.display().to_string(),
+        new_path.display().to_string(),
+    );
+    let (code, stdout, stderr) =
+        support::cli::run(&["check", &old_path, &new_path, "--format", "json"]);
+    assert!(code == 0 || code == 1, "exit {code}: {stdout}{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("the report is JSON");
+    report["verdict"].as_str().unwrap_or_default().to_string()
+}
+
+/// The last join of a chain of `tables` keyed by another column.
+fn last_key_changed(chain: &str, tables: usize) -> String {
+    let (before, last) = (tables - 2, tables - 1);
+    chain.replace(
+        &format!("ON t{before}.k = t{last}.k"),
+        &format!("ON t{before}.k = t{last}.v{last}"),
+    )
+}
+
+#[test]
+fn a_join_of_4000_tables_gets_its_verdict() {
+    const TABLES: usize = 4_000;
+    for (test, chain) in [
+        ("join", deployment::join_chain(TABLES)),
+        ("open_join", deployment::open_join_chain(TABLES)),
+    ] {
+        assert_eq!(verdict(test, &chain, &chain), "fully_compatible", "{test}");
+        let changed = last_key_changed(&chain, TABLES);
+        assert_ne!(changed, chain);
+        assert_eq!(verdict(test, &chain, &changed), "incompatible", "{test}");
+    }
+}
+
+#[test]
+fn a_select_of_20000_columns_gets_its_verdict() {
+    const COLUMNS: usize = 20_000;
+    for (test, ddl) in [("select", true), ("open_select", false)] {
+        let select = deployment::wide_select(COLUMNS, ddl);
+        assert_eq!(
+            verdict(test, &select, &select),
+            "fully_compatible",
+            "{test}"
+        );
+    }
+}
