@@ -34,6 +34,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let mut errors = Vec::new();
     // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
     // rules read, not the ASTs (the peak memory of a large deployment).
+    let one_query = catalog.queries.len() == 1;
     for statement in std::mem::take(&mut catalog.queries) {
         let statement = &statement;
         let mut builder = Builder::new(&catalog, &file, &mut notes);
@@ -99,7 +100,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .chain(relation.filters.iter().map(|f| f.canonical()))
             .chain(builder.filter_spans.keys().cloned())
             .collect();
-        super::prune::unread_aggregates(&mut operators, &read, catalog.queries.len() == 1);
+        super::prune::unread_aggregates(&mut operators, &read, one_query);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),
