@@ -94,11 +94,14 @@ fn a_join_of_4000_tables_gets_its_verdict() {
     }
 }
 
+/// A SELECT of 20,000 columns of a table without DDL, and of 16,000 declared columns: a
+/// CREATE TABLE of 20,000 columns (60,010 tokens) is over the limit of tokens per statement
+/// (`MAX_STATEMENT_TOKENS`, which bounds the operator chains the planner recurses into) and is
+/// refused with a located error instead.
 #[test]
 fn a_select_of_20000_columns_gets_its_verdict() {
-    const COLUMNS: usize = 20_000;
-    for (test, ddl) in [("select", true), ("open_select", false)] {
-        let select = deployment::wide_select(COLUMNS, ddl);
+    for (test, ddl, columns) in [("select", true, 16_000), ("open_select", false, 20_000)] {
+        let select = deployment::wide_select(columns, ddl);
         assert_eq!(
             verdict(test, &select, &select),
             "fully_compatible",

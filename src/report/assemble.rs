@@ -8,7 +8,7 @@ use crate::diff::item_facts::Item;
 use crate::diff::{self, Job, OperatorPair, QueryPair};
 use crate::plan::{Operator, OperatorKind, Plan};
 use crate::rules::items;
-use crate::rules::{engine, lookup, RuleSet};
+use crate::rules::{engine, lookup, Rule, RuleSet};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
 use serde_json::Value;
@@ -66,6 +66,27 @@ fn displayed(facts: &Value, old: Option<&Operator>, new: Option<&Operator>) -> V
     }
 }
 
+/// The finding of a rule that fired on `facts`, its message written with `shown` (the facts as
+/// users read them).
+fn rule_finding(
+    rule: &Rule,
+    facts: &Value,
+    shown: &Value,
+    old: Option<Location>,
+    new: Option<Location>,
+) -> Finding {
+    Finding {
+        rule: rule.id.clone(),
+        verdict: rule.verdict_for(facts),
+        message: rule.message.render(shown),
+        derived: rule.derived.clone(),
+        failure_mode: rule.failure_mode_for(facts),
+        suppressed: None,
+        old,
+        new,
+    }
+}
+
 /// The findings of every changed item, in order: one per fired rule, or one
 /// `unexplained-change` when none fires.
 fn item_findings(
@@ -91,16 +112,13 @@ fn item_findings(
             });
         }
         for rule in fired {
-            findings.push(Finding {
-                rule: rule.id.clone(),
-                verdict: rule.verdict_for(&item.facts),
-                message: rule.message.render(&item.facts),
-                derived: rule.derived.clone(),
-                failure_mode: rule.failure_mode_for(&item.facts),
-                old: at(old_file, item.old_span),
-                new: at(new_file, item.new_span),
-                suppressed: None,
-            });
+            findings.push(rule_finding(
+                rule,
+                &item.facts,
+                &item.facts,
+                at(old_file, item.old_span),
+                at(new_file, item.new_span),
+            ));
         }
     }
     findings
@@ -120,16 +138,13 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
         let mut explained: Vec<String> = Vec::new();
         for (rule, paths) in &fired {
             let (old_span, new_span) = spans_for(paths, &facts, pair.old, pair.new);
-            findings.push(Finding {
-                rule: rule.id.clone(),
-                verdict: rule.verdict_for(&facts),
-                message: rule.message.render(&shown),
-                derived: rule.derived.clone(),
-                failure_mode: rule.failure_mode_for(&facts),
-                suppressed: None,
-                old: location(&old_plan.file, old_span),
-                new: location(&new_plan.file, new_span),
-            });
+            findings.push(rule_finding(
+                rule,
+                &facts,
+                &shown,
+                location(&old_plan.file, old_span),
+                location(&new_plan.file, new_span),
+            ));
             explained.extend(paths.iter().cloned());
         }
         if kind == OperatorKind::Source {
@@ -268,16 +283,13 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
                     .or(query.map(|q| q.span))
                     .and_then(|span| location(&plan.file, span))
             };
-            findings.push(Finding {
-                rule: rule.id.clone(),
-                verdict: rule.verdict_for(&facts),
-                message: rule.message.render(&facts),
-                derived: rule.derived.clone(),
-                failure_mode: rule.failure_mode_for(&facts),
-                suppressed: None,
-                old: at(old_plan, pair.old),
-                new: at(new_plan, pair.new),
-            });
+            findings.push(rule_finding(
+                rule,
+                &facts,
+                &facts,
+                at(old_plan, pair.old),
+                at(new_plan, pair.new),
+            ));
         }
         if config_changed {
             findings.extend(item_findings(

@@ -86,14 +86,7 @@ pub fn join_chain(tables: usize) -> String {
             "CREATE TABLE t{t} (k BIGINT, v{t} BIGINT) WITH ('connector' = 'datagen');\n"
         ));
     }
-    let last = tables.saturating_sub(1);
-    sql.push_str(&format!(
-        "INSERT INTO s SELECT t0.k, t{last}.v{last} FROM t0"
-    ));
-    for t in 1..tables {
-        sql.push_str(&format!(" JOIN t{t} ON t{}.k = t{t}.k", t - 1));
-    }
-    sql.push_str(";\n");
+    sql.push_str(&open_join_chain(tables));
     sql
 }
 

@@ -74,6 +74,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     let mut window: Option<GroupWindow> = None;
     let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
+    let mut seen_keys = std::collections::HashSet::new();
     let mut window_keys: Vec<(String, usize)> = Vec::new();
     for (position, expr) in group_exprs.iter().enumerate() {
         if let Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) = expr {
@@ -118,7 +119,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
                 continue;
             }
         }
-        keys.push((key, b.span(*expr)));
+        // A key written twice is one key of Flink's grouping (a set of columns).
+        if seen_keys.insert(key.canonical()) {
+            keys.push((key, b.span(*expr)));
+        }
     }
     let tvf = if window_keys.is_empty() {
         None
