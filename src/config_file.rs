@@ -20,8 +20,8 @@
 //! reason = "the new count may start from zero"
 //! ```
 
-use crate::batch::glob::Glob;
 use crate::error::{Error, Result};
+use crate::paths::glob::Glob;
 use crate::source::{ByteSpan, SourceFile};
 use crate::suggest::{did_you_mean, nearest};
 use crate::suppress::ConfigAllow;
@@ -309,7 +309,7 @@ impl Config {
     /// `file` (absolute) relative to the configuration's directory, `/`-separated.
     pub fn relative(&self, file: &Path) -> Option<String> {
         let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-        crate::batch::relative(&file, &self.dir)
+        crate::paths::relative(&file, &self.dir)
     }
 
     /// The overrides that apply to `file`, in order (a later one wins).

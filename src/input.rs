@@ -65,7 +65,7 @@ pub fn rule_files(path: &Path) -> Result<Vec<std::path::PathBuf>> {
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let files: Vec<_> = crate::batch::walk_files(path)
+    let files: Vec<_> = crate::paths::walk_files(path)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .filter(|p| p.file_name().is_some_and(|n| n != "profile.yaml"))

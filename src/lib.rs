@@ -17,6 +17,7 @@ pub mod input;
 pub mod limits;
 pub mod notes;
 pub mod out_of_memory;
+pub mod paths;
 pub mod plan;
 pub mod report;
 pub mod rules;

@@ -20,7 +20,8 @@ pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_RULES: usize = 10_000;
 /// Deepest nesting of views inside views.
 pub const MAX_VIEW_DEPTH: usize = 64;
-/// Deepest nesting of a rule predicate.
-pub use crate::rules::dsl::MAX_DEPTH as MAX_PREDICATE_DEPTH;
+/// Deepest nesting of a rule predicate; parentheses, lists, function calls and `not` each add a
+/// level. It keeps the recursive parser and evaluator far from the end of the stack.
+pub const MAX_PREDICATE_DEPTH: usize = 64;
 /// Longest rule predicate or message, in bytes.
-pub use crate::rules::dsl::MAX_SOURCE_LEN as MAX_PREDICATE_BYTES;
+pub const MAX_PREDICATE_BYTES: usize = 16 * 1024;

@@ -7,28 +7,11 @@ use crate::notes::NoteKind;
 use crate::report::{Finding, NoteReport, Report};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
-use serde::Serialize;
 use sqlparser::tokenizer::{Token, Whitespace};
 
 const MARKER: &str = "flink-compat:";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SuppressionKind {
-    /// A comment in the script.
-    Inline,
-    /// An `[[allow]]` of the configuration file.
-    Config,
-}
-
-/// Why a finding is accepted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Suppression {
-    pub kind: SuppressionKind,
-    pub reason: String,
-    /// Where the allow is written: `file:line:column`.
-    pub origin: String,
-}
+pub use crate::report::suppression::{Suppression, SuppressionKind};
 
 /// An allow comment of a script: the rules it names, the statement it sits on.
 #[derive(Debug, Clone)]
@@ -49,7 +32,7 @@ pub struct ConfigAllow {
     pub rule: String,
     pub reason: String,
     /// Globs of the job files it applies to; every job when empty.
-    pub paths: Vec<crate::batch::glob::Glob>,
+    pub paths: Vec<crate::paths::glob::Glob>,
     pub origin: String,
 }
 

@@ -3,89 +3,16 @@
 //! report over all of them.
 
 pub mod git;
-pub mod glob;
 pub mod pairs;
 pub mod run;
 pub mod similar;
 
-use crate::error::Error;
+pub use crate::paths::{glob, relative, walk_files};
+pub use crate::report::jobs::{Job, JobStatus};
+
 use crate::source::SourceFile;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// How a job file changed between the baseline and now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobStatus {
-    Unchanged,
-    Changed,
-    Renamed,
-    /// A new job file: it starts without a savepoint, nothing to restore.
-    Added,
-    /// A job file that is gone: its savepoint is not restored by any job of the change.
-    Removed,
-}
-
-impl JobStatus {
-    pub fn words(self) -> &'static str {
-        match self {
-            JobStatus::Unchanged => "unchanged",
-            JobStatus::Changed => "changed",
-            JobStatus::Renamed => "renamed",
-            JobStatus::Added => "added",
-            JobStatus::Removed => "removed",
-        }
-    }
-}
-
-/// One job of a run: its path (relative to the repository or the compared directory), the
-/// old script (absent for an added job), the new one (absent for a removed job).
-#[derive(Debug)]
-pub struct Job {
-    pub path: String,
-    /// The path it had in the baseline, when renamed.
-    pub old_path: Option<String>,
-    pub status: JobStatus,
-    pub old: Option<SourceFile>,
-    pub new: Option<SourceFile>,
-    /// The file on disk the configuration's per-path settings are matched against.
-    pub location: PathBuf,
-    /// A script that could not be read (binary, too large, not UTF-8).
-    pub error: Option<Error>,
-}
-
-impl Job {
-    /// A job whose scripts are read; a read error stays with the job, not the run.
-    pub fn new(
-        path: String,
-        old_path: Option<String>,
-        status: JobStatus,
-        location: PathBuf,
-        old: Option<crate::error::Result<SourceFile>>,
-        new: Option<crate::error::Result<SourceFile>>,
-    ) -> Job {
-        let mut error = None;
-        let mut keep = |side: Option<crate::error::Result<SourceFile>>| match side {
-            Some(Ok(file)) => Some(file),
-            Some(Err(e)) => {
-                error.get_or_insert(e);
-                None
-            }
-            None => None,
-        };
-        let (old, new) = (keep(old), keep(new));
-        Job {
-            path,
-            old_path,
-            status,
-            old,
-            new,
-            location,
-            error,
-        }
-    }
-}
 
 /// Sorts jobs by path so that every format lists them in one stable order.
 pub fn sorted(mut jobs: Vec<Job>) -> Vec<Job> {
@@ -115,45 +42,6 @@ impl JobFilter {
     pub fn matches(&self, file: &Path) -> bool {
         relative(file, &self.base).is_some_and(|rel| self.globs.iter().any(|g| g.matches(&rel)))
     }
-}
-
-/// `path` relative to `base`, `/`-separated, if it is inside it.
-pub fn relative(path: &Path, base: &Path) -> Option<String> {
-    let rel = path.strip_prefix(base).ok()?;
-    Some(
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/"),
-    )
-}
-
-/// Every file under `start` (or `start` itself when it is a file), hidden directories (`.git`)
-/// skipped, symbolic links to directories not followed; sorted.
-pub fn walk_files(start: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![start.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            let hidden = path != start
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-            if hidden {
-                continue;
-            }
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                stack.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
-            }
-        } else if path.is_file() {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A script on one side of a pair, read or failed.

@@ -1,14 +1,13 @@
 //! Checks every job of a run with its settings (the command line's, the configuration's, and
 //! the configuration's overrides for its path), applies the allows, and keeps one result per job.
 
-use super::{Job, JobStatus};
+use super::Job;
 use crate::check::{check, check_before_exit};
 use crate::config_file::Config;
-use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::error::Result;
+pub use crate::report::jobs::{Batch, JobResult, Outcome};
 use crate::rules::RuleSet;
 use crate::suppress;
-use crate::verdict::Verdict;
 use std::path::PathBuf;
 
 /// The settings every job starts from; `engine_from_cli` keeps `--engine` above overrides.
@@ -18,103 +17,6 @@ pub struct Settings {
     pub engine_from_cli: bool,
     pub set: Vec<(String, String)>,
     pub rules: Vec<PathBuf>,
-}
-
-#[derive(Debug)]
-pub enum Outcome {
-    Checked(Box<Report>),
-    /// The scripts could not be read or parsed.
-    Failed(Error),
-    /// An added or removed job: there is no pair to compare.
-    NotChecked,
-}
-
-#[derive(Debug)]
-pub struct JobResult {
-    pub job: Job,
-    pub engine: String,
-    /// Index of its rules in [`Batch::rule_sets`].
-    pub rules: usize,
-    pub outcome: Outcome,
-}
-
-impl JobResult {
-    /// The verdict the rules gave (none for an added, removed or failed job).
-    pub fn verdict(&self) -> Option<Verdict> {
-        match &self.outcome {
-            Outcome::Checked(report) => Some(report.verdict),
-            _ => None,
-        }
-    }
-
-    /// The verdict that counts for the exit status: suppressed findings left out.
-    pub fn effective_verdict(&self) -> Option<Verdict> {
-        match &self.outcome {
-            Outcome::Checked(report) => Some(report.effective_verdict.unwrap_or(report.verdict)),
-            _ => None,
-        }
-    }
-
-    pub fn error(&self) -> Option<&Error> {
-        match &self.outcome {
-            Outcome::Failed(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// What the summary says about a job that was not compared.
-    pub fn words(&self) -> &'static str {
-        match (self.job.status, &self.outcome) {
-            (_, Outcome::Failed(_)) => "ERROR",
-            (JobStatus::Added, _) => "ADDED: a new job, it starts without a savepoint",
-            (JobStatus::Removed, _) => "REMOVED: the job is gone, its savepoint is not restored",
-            _ => "",
-        }
-    }
-}
-
-/// The result of a run: every job, the rule sets they were judged by, and run-level warnings
-/// (configuration allows that matched nothing).
-#[derive(Debug)]
-pub struct Batch {
-    pub jobs: Vec<JobResult>,
-    pub rule_sets: Vec<RuleSet>,
-    pub warnings: Vec<String>,
-}
-
-impl Batch {
-    /// The most severe verdict of the jobs, as judged (suppressions do not change it).
-    pub fn verdict(&self) -> Verdict {
-        self.jobs
-            .iter()
-            .filter_map(JobResult::verdict)
-            .max()
-            .unwrap_or(Verdict::FullyCompatible)
-    }
-
-    /// The most severe verdict that counts for the exit status.
-    pub fn effective_verdict(&self) -> Verdict {
-        self.jobs
-            .iter()
-            .filter_map(JobResult::effective_verdict)
-            .max()
-            .unwrap_or(Verdict::FullyCompatible)
-    }
-
-    pub fn has_errors(&self) -> bool {
-        self.jobs.iter().any(|j| j.error().is_some())
-    }
-
-    /// 2 when a job could not be checked, 1 when a counted verdict reaches `threshold`, else 0.
-    pub fn exit_status(&self, threshold: Option<Verdict>) -> i32 {
-        if self.has_errors() {
-            2
-        } else if threshold.is_some_and(|t| self.effective_verdict() >= t) {
-            1
-        } else {
-            0
-        }
-    }
 }
 
 /// Checks each job. An invalid rule file or engine stops the run (exit 2); a job's own error

@@ -3,8 +3,8 @@
 //! annotations. SARIF is in [`super::sarif::render_batch`].
 
 use super::{github, human, SCHEMA_VERSION};
-use crate::batch::run::{Batch, JobResult, Outcome};
-use crate::batch::JobStatus;
+use crate::report::jobs::JobStatus;
+use crate::report::jobs::{Batch, JobResult, Outcome};
 use serde_json::{json, Value};
 use std::fmt::Write;
 

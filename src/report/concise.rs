@@ -2,8 +2,8 @@
 //! (editors and `grep` read it). Suppressed findings are left out; warnings are `warning`
 //! lines, added and removed jobs `job-added` / `job-removed`, unreadable jobs `error` lines.
 
-use crate::batch::run::{Batch, Outcome};
-use crate::batch::JobStatus;
+use crate::report::jobs::JobStatus;
+use crate::report::jobs::{Batch, Outcome};
 use std::fmt::Write;
 
 fn line(out: &mut String, at: &str, rule: &str, message: &str) {

@@ -1,7 +1,7 @@
 //! GitLab Code Quality (a JSON array of issues, `artifacts:reports:codequality`): one issue per
 //! finding that is not suppressed, and per warning, at its line in the new script.
 
-use crate::batch::run::{Batch, Outcome};
+use crate::report::jobs::{Batch, Outcome};
 use crate::verdict::Verdict;
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! its verdict (suppressed findings left out) reaches `--fail-on`, in error when it could not
 //! be checked; the findings are the failure's text.
 
-use crate::batch::run::{Batch, Outcome};
+use crate::report::jobs::{Batch, Outcome};
 use crate::verdict::Verdict;
 use std::fmt::Write;
 

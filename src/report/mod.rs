@@ -7,12 +7,14 @@ pub mod github;
 pub mod gitlab;
 pub mod html;
 pub mod human;
+pub mod jobs;
 pub mod json;
 pub mod junit;
 pub mod sarif;
 pub mod snippet;
 mod spans;
 mod state_fate;
+pub mod suppression;
 
 use crate::verdict::Verdict;
 pub use assemble::{evaluate_query, location};
@@ -156,7 +158,7 @@ pub struct Finding {
     /// Accepted by an allow (inline or in the configuration): shown, but not counted for the
     /// exit status.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub suppressed: Option<crate::suppress::Suppression>,
+    pub suppressed: Option<crate::report::suppression::Suppression>,
 }
 
 /// A place in a script: file, 1-based line and column, byte offset and length, and the text.

@@ -168,8 +168,8 @@ impl Results {
         }
         if let Some(suppressed) = &f.suppressed {
             let kind = match suppressed.kind {
-                crate::suppress::SuppressionKind::Inline => "inSource",
-                crate::suppress::SuppressionKind::Config => "external",
+                crate::report::suppression::SuppressionKind::Inline => "inSource",
+                crate::report::suppression::SuppressionKind::Config => "external",
             };
             result["suppressions"] = json!([{
                 "kind": kind,
@@ -281,9 +281,9 @@ pub fn render(report: &Report, rules: &RuleSet) -> String {
 
 /// Many jobs as one run: every job's results, added and removed job files as notes, and the
 /// jobs that could not be checked as failed notifications.
-pub fn render_batch(batch: &crate::batch::run::Batch) -> String {
-    use crate::batch::run::Outcome;
-    use crate::batch::JobStatus;
+pub fn render_batch(batch: &crate::report::jobs::Batch) -> String {
+    use crate::report::jobs::JobStatus;
+    use crate::report::jobs::Outcome;
     let mut results = Results {
         rule_ids: Vec::new(),
         results: Vec::new(),

@@ -10,9 +10,9 @@ pub mod fate;
 mod graph;
 
 use super::{query_title, same_finding, Finding, NoteReport, QueryReport, QueryStatus, Report};
-use crate::batch::run::{Batch, Outcome};
 use crate::notes::NoteKind;
 use crate::report::human::verdict_words;
+use crate::report::jobs::{Batch, Outcome};
 use crate::source::SourceFile;
 use crate::verdict::Verdict;
 use code::Highlight;

@@ -29,13 +29,7 @@ pub use schema::{FactSchema, FactType};
 pub(crate) use suggest::nearest;
 pub use template::Template;
 
-/// Longest predicate or template accepted, in bytes.
-pub const MAX_SOURCE_LEN: usize = 16 * 1024;
-
-/// Deepest nesting accepted; parentheses, lists, function calls and `not`
-/// each add a level. It keeps the recursive parser and evaluator far from
-/// the end of the stack.
-pub const MAX_DEPTH: usize = 64;
+pub use crate::limits::{MAX_PREDICATE_BYTES as MAX_SOURCE_LEN, MAX_PREDICATE_DEPTH as MAX_DEPTH};
 
 /// A byte range within the predicate or template text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
