@@ -30,7 +30,8 @@ fn declared(kind: OperatorKind) -> BTreeSet<&'static str> {
 }
 
 fn check_operator(op: &Operator, at: &str) {
-    let written: BTreeSet<&str> = op.facts.keys().map(String::as_str).collect();
+    assert_eq!(op.fact_error(), None, "{at}: {}", op.kind.name());
+    let written: BTreeSet<&str> = op.rule_facts().keys().map(String::as_str).collect();
     let declared = declared(op.kind);
     let undeclared: Vec<&&str> = written.difference(&declared).collect();
     assert!(
@@ -150,4 +151,34 @@ fn a_misspelt_fact_path_fails_at_load_at_its_place() {
         Some("did you mean `old.window.size_ms`?"),
         "{error:?}"
     );
+}
+
+#[test]
+fn facts_written_with_another_type_are_an_error_not_defaults() {
+    use flink_compat::facts::aggregate::GroupWindowAggregateFacts;
+    use flink_compat::facts::ranking::RankWindow;
+    use flink_compat::source::ByteSpan;
+    // `window` is a text of a window Top-N and an object of a group window aggregate.
+    let mut op = Operator::new(
+        OperatorKind::GroupWindowAggregate,
+        "stream-exec-group-window-aggregate",
+        ByteSpan::default(),
+    );
+    op.put(&RankWindow {
+        window: "TUMBLE(ts, 60000)".into(),
+        ..Default::default()
+    });
+    assert!(op.read::<GroupWindowAggregateFacts>().is_err());
+    let error = op.fact_error().unwrap_or_default();
+    assert!(error.contains("group_window_aggregate"), "{error}");
+}
+
+#[test]
+fn the_facts_other_pairs_judge_are_declared_on_the_types() {
+    assert_eq!(
+        schema::judged_elsewhere("query"),
+        ["lookup_joins", "sources"]
+    );
+    assert_eq!(schema::judged_elsewhere("source"), ["options"]);
+    assert!(schema::judged_elsewhere("group_aggregate").is_empty());
 }

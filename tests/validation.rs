@@ -50,7 +50,7 @@ fn an_over_window_must_be_ascending_and_end_at_the_current_row() {
 fn named_windows_equal_the_inline_form() {
     let plan = |q: &str| {
         let p = plan_script(SourceFile::new("q.sql", format!("{TABLE}{q}")), &[]).expect("plans");
-        serde_json::Value::Object(p.queries[0].operators[0].facts.clone())
+        serde_json::Value::Object(p.queries[0].operators[0].rule_facts().clone())
     };
     let inline = plan("SELECT k, MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' MINUTE PRECEDING AND CURRENT ROW) FROM t;");
     let named = plan("SELECT k, MAX(v) OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '120' SECOND PRECEDING AND CURRENT ROW);");

@@ -3,24 +3,12 @@
 
 use crate::catalog::config::{self, Origin};
 use crate::catalog::connectors::Connectors;
-use crate::facts::job::{ConfigKeyItem, TableOptionItem};
-use crate::facts::FactTyped;
+use crate::facts::job::{ConfigFacts, ConfigKeyItem, TableOptionItem};
+use crate::facts::pair::item_value;
 use crate::plan::{Operator, Plan};
 use crate::source::ByteSpan;
-use serde::Serialize;
-use serde_json::{Map, Value};
-
-/// An item's facts as the rules read them: its own, and the job's beside them (`config.*`).
-fn with_config<T: FactTyped + Serialize>(item: &T, config_facts: &Value) -> Value {
-    let mut facts = crate::facts::to_map(item);
-    facts.insert("config".into(), config_facts.clone());
-    Value::Object(facts)
-}
-
-/// A WITH option's value (a string), as an item fact.
-fn text(value: Option<&Value>) -> Option<String> {
-    value.and_then(Value::as_str).map(str::to_string)
-}
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// One changed item: its facts, and where it is written in the old and the new script.
 pub struct Item {
@@ -32,7 +20,7 @@ pub struct Item {
 }
 
 /// One item per configuration key whose value in force differs between the two jobs.
-pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
+pub fn config_items(old: &Plan, new: &Plan, config_facts: &ConfigFacts) -> Vec<Item> {
     let span = |plan: &Plan, key: &str| match plan.catalog.config.origin(key) {
         Some(Origin::Script(span)) => Some(*span),
         _ => None,
@@ -40,7 +28,7 @@ pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
     config::changes(&old.catalog.config, &new.catalog.config)
         .into_iter()
         .map(|change| Item {
-            facts: with_config(
+            facts: item_value(
                 &ConfigKeyItem {
                     known: config::is_known(&change.key),
                     key: change.key,
@@ -57,14 +45,6 @@ pub fn config_items(old: &Plan, new: &Plan, config_facts: &Value) -> Vec<Item> {
         .collect()
 }
 
-/// A source table's WITH options, from its operator's context (key → value).
-pub fn options_of(op: Option<&Operator>) -> Map<String, Value> {
-    match op.and_then(|o| o.context.get("options")) {
-        Some(Value::Object(map)) => map.clone(),
-        _ => Map::new(),
-    }
-}
-
 /// One item per WITH option of a source table declared on both sides whose value differs
 /// (the connector itself is a fact of the table, judged by the source rules).
 pub fn option_items(
@@ -72,18 +52,13 @@ pub fn option_items(
     new: &Operator,
     feeds_state: bool,
     connectors: &Connectors,
-    config_facts: &Value,
+    config_facts: &ConfigFacts,
 ) -> Vec<Item> {
-    let (old_options, new_options) = (options_of(Some(old)), options_of(Some(new)));
-    let connector = |options: &Map<String, Value>| {
-        options
-            .get("connector")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    let connector_name = match connector(&new_options) {
-        c if c.is_empty() => connector(&old_options),
+    let (old_options, new_options) = (&old.context.options, &new.context.options);
+    let connector =
+        |options: &BTreeMap<String, String>| options.get("connector").cloned().unwrap_or_default();
+    let connector_name = match connector(new_options) {
+        c if c.is_empty() => connector(old_options),
         c => c,
     };
     let table = new.source_facts().map(|s| s.name);
@@ -95,20 +70,18 @@ pub fn option_items(
         .map(|key| {
             let role = connectors.role(&connector_name, key);
             // The option `'key' = 'value'` where it is written, else the whole declaration.
-            let span = |op: &Operator, value: Option<&Value>| -> Option<ByteSpan> {
-                let written = value
-                    .and_then(Value::as_str)
-                    .and_then(|v| op.item_spans.get(&format!("{key}={v}")));
+            let span = |op: &Operator, value: Option<&String>| -> Option<ByteSpan> {
+                let written = value.and_then(|v| op.item_spans.get(&format!("{key}={v}")));
                 Some(written.copied().unwrap_or(op.span))
             };
             Item {
-                facts: with_config(
+                facts: item_value(
                     &TableOptionItem {
                         table: table.clone(),
                         connector: connector_name.clone(),
                         key: key.clone(),
-                        old_value: text(old_options.get(key)),
-                        new_value: text(new_options.get(key)),
+                        old_value: old_options.get(key).cloned(),
+                        new_value: new_options.get(key).cloned(),
                         role: role.as_ref().map(|r| r.role.clone()),
                         reason: role.as_ref().map(|r| r.why.clone()),
                         documented: connectors.table(&connector_name).is_some(),

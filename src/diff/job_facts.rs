@@ -4,15 +4,15 @@
 use super::item_facts;
 use super::matching::QueryPair;
 use super::pair_facts::changed_items;
+use crate::facts::job::ConfigFacts;
 use crate::plan::Plan;
-use serde_json::{json, Value};
 
 /// The two plans being compared, with the job-level facts (configuration, functions,
 /// statements) computed once for every pair.
 pub struct Job<'a> {
     pub old: &'a Plan,
     pub new: &'a Plan,
-    pub config: Value,
+    pub config: ConfigFacts,
     /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
     pub temporary_tables_changed: Vec<String>,
     /// Each configuration key whose value in force differs, for the `config_key` rules.
@@ -55,22 +55,27 @@ impl<'a> Job<'a> {
     }
 }
 
-fn config_facts(old: &Plan, new: &Plan) -> Value {
+fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
     let config = &new.catalog.config;
-    json!({
-        "ignore_filter": config.is_true("table.optimizer.state-compatibility.ignore-filter"),
-        "ignore_sink": config.is_true("table.optimizer.state-compatibility.ignore-sink"),
-        "ignore_unclaimed_state": config.is_true("execution.state-recovery.ignore-unclaimed-state")
+    ConfigFacts {
+        ignore_filter: config.is_true("table.optimizer.state-compatibility.ignore-filter"),
+        ignore_sink: config.is_true("table.optimizer.state-compatibility.ignore-sink"),
+        ignore_unclaimed_state: config.is_true("execution.state-recovery.ignore-unclaimed-state")
             || config.is_true("execution.savepoint.ignore-unclaimed-state"),
-        "uid_generation": config.get("table.exec.uid.generation").unwrap_or("PLAN_ONLY").trim().to_uppercase(),
-        "engine_version_changed": old.catalog.config.get("engine.version") != config.get("engine.version"),
-        "changed_keys": crate::catalog::config::changed_keys(&old.catalog.config, config),
-        "unmodelled_statements_changed": unmodelled_statements(old) != unmodelled_statements(new),
-        "changed_functions": changed_functions(old, new),
-        "added_functions": added_functions(old, new),
-        "unused_tables_changed": unused_tables_changed(old, new),
-        "warnings_added": warnings_added(old, new),
-    })
+        uid_generation: config
+            .get("table.exec.uid.generation")
+            .unwrap_or("PLAN_ONLY")
+            .trim()
+            .to_uppercase(),
+        engine_version_changed: old.catalog.config.get("engine.version")
+            != config.get("engine.version"),
+        changed_keys: crate::catalog::config::changed_keys(&old.catalog.config, config),
+        unmodelled_statements_changed: unmodelled_statements(old) != unmodelled_statements(new),
+        changed_functions: changed_functions(old, new),
+        added_functions: added_functions(old, new),
+        unused_tables_changed: unused_tables_changed(old, new),
+        warnings_added: warnings_added(old, new),
+    }
 }
 
 /// The statements read past (DROP, USE, ...), in canonical spelling.
@@ -189,13 +194,7 @@ fn view_lineage(plan: &Plan, name: &str) -> Option<String> {
             let operators: Vec<String> = builder
                 .operators
                 .iter()
-                .map(|op| {
-                    format!(
-                        "{:?} {}",
-                        op.kind,
-                        serde_json::Value::Object(op.facts.clone())
-                    )
-                })
+                .map(|op| format!("{:?} {}", op.kind, op.facts_text()))
                 .collect();
             format!("{} {}", relation.lineage(), operators.join("; "))
         }

@@ -3,48 +3,55 @@
 
 use super::matching::{operator_key, operator_kinds, OperatorPair, QueryPair};
 use super::{relations, union_lineage, Job};
+use crate::facts::aggregate::Aggregates;
+use crate::facts::job::{QueryFacts, QueryPairFacts, SourcePairFacts};
+use crate::facts::operators::ColumnDefinition;
+use crate::facts::{self, Filters};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
-/// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.
-pub fn operator_facts(pair: &OperatorPair, job: &Job) -> Value {
+/// A pair's facts: the JSON the rules read, and the typed facts of the pair as a whole.
+pub struct PairFacts<W> {
+    pub json: Value,
+    pub whole: W,
+}
+
+/// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`,
+/// and a source table pair's facts as a whole.
+pub fn operator_facts(pair: &OperatorPair, job: &Job) -> PairFacts<Option<SourcePairFacts>> {
     let empty = Map::new();
     let (old, new) = union_lineage::align(
-        pair.old.map(|o| &o.facts).unwrap_or(&empty),
-        pair.new.map(|o| &o.facts).unwrap_or(&empty),
+        pair.old.map(Operator::rule_facts).unwrap_or(&empty),
+        pair.new.map(Operator::rule_facts).unwrap_or(&empty),
     );
-    let mut facts = Map::new();
-    add_relations(&mut facts, &old, &new);
-    facts.insert("old".into(), Value::Object(old));
-    facts.insert("new".into(), Value::Object(new));
-    facts.insert("config".into(), job.config.clone());
+    let relations = relations_of(&old, &new);
     if pair.kind() == OperatorKind::Source {
-        source_pair_facts(&mut facts, pair);
+        let whole = source_pair_facts(pair);
+        return PairFacts {
+            json: facts::pair::pair_value(&old, &new, &relations, &job.config, &whole),
+            whole: Some(whole),
+        };
     }
-    Value::Object(facts)
+    PairFacts {
+        json: facts::pair::pair_value(&old, &new, &relations, &job.config, &Map::new()),
+        whole: None,
+    }
 }
 
 /// How the columns of a source table changed, split by whether the query reads them.
-fn source_pair_facts(facts: &mut Map<String, Value>, pair: &OperatorPair) {
-    let context = |op: Option<&Operator>, key: &str| -> Value {
-        op.and_then(|o| o.context.get(key))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
-    let feeds_state = [pair.old, pair.new]
+fn source_pair_facts(pair: &OperatorPair) -> SourcePairFacts {
+    let sides = [pair.old, pair.new];
+    let feeds_state = sides.iter().flatten().any(|op| op.context.feeds_state);
+    let empty = BTreeMap::new();
+    let (old_defs, new_defs) = (
+        pair.old.map_or(&empty, |o| &o.context.columns),
+        pair.new.map_or(&empty, |o| &o.context.columns),
+    );
+    let read: Vec<&String> = sides
         .iter()
-        .any(|op| context(*op, "feeds_state") == Value::Bool(true));
-    let definitions = |op: Option<&Operator>| -> Map<String, Value> {
-        match context(op, "columns") {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    };
-    let (old_defs, new_defs) = (definitions(pair.old), definitions(pair.new));
-    let read: Vec<Value> = [pair.old, pair.new]
-        .iter()
-        .filter_map(|op| context(*op, "read").as_array().cloned())
         .flatten()
+        .flat_map(|op| &op.context.read)
         .collect();
     let mut names: Vec<&String> = old_defs.keys().chain(new_defs.keys()).collect();
     names.sort();
@@ -55,9 +62,8 @@ fn source_pair_facts(facts: &mut Map<String, Value>, pair: &OperatorPair) {
         if o == n {
             continue;
         }
-        let stored =
-            |d: Option<&Value>| d.and_then(|d| d.get("stored")) == Some(&Value::Bool(true));
-        if !read.iter().any(|r| r.as_str() == Some(name)) {
+        let stored = |d: Option<&ColumnDefinition>| d.is_some_and(|d| d.stored);
+        if !read.contains(&name) {
             unread.push(name.clone());
         } else if stored(o) && stored(n) {
             type_changed.push(name.clone());
@@ -69,142 +75,111 @@ fn source_pair_facts(facts: &mut Map<String, Value>, pair: &OperatorPair) {
         op.and_then(Operator::source_facts)
             .is_some_and(|s| s.declared)
     };
-    facts.insert(
-        "both_declared".into(),
-        json!(declared(pair.old) && declared(pair.new)),
-    );
-    facts.insert("feeds_state".into(), json!(feeds_state));
-    facts.insert("read_column_types_changed".into(), json!(type_changed));
-    facts.insert("read_columns_redefined".into(), json!(redefined));
-    facts.insert("unread_columns_changed".into(), json!(unread));
+    SourcePairFacts {
+        both_declared: declared(pair.old) && declared(pair.new),
+        feeds_state,
+        read_column_types_changed: type_changed,
+        read_columns_redefined: redefined,
+        unread_columns_changed: unread,
+    }
 }
 
-fn add_relations(
-    facts: &mut Map<String, Value>,
-    old: &Map<String, Value>,
-    new: &Map<String, Value>,
-) {
+/// A relation object per list fact of either side (`keys.added`, ...).
+fn relations_of(old: &Map<String, Value>, new: &Map<String, Value>) -> Map<String, Value> {
     // Each key once: a key on both sides would otherwise be related twice.
     let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    let mut relations = Map::new();
     for key in keys {
         let list = |side: &Map<String, Value>| side.get(key).and_then(Value::as_array).cloned();
         let (o, n) = (list(old), list(new));
         if o.is_some() || n.is_some() {
-            facts.insert(
+            relations.insert(
                 key.clone(),
                 relations::relations(&o.unwrap_or_default(), &n.unwrap_or_default()),
             );
         }
     }
+    relations
 }
 
 /// The facts of a query pair, for `rules/query.yaml`.
-pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
+pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
     let (old_plan, new_plan) = (job.old, job.new);
-    let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("exists".into(), json!(q.is_some()));
-        m.insert(
-            "sink".into(),
-            q.and_then(|q| q.sink.clone())
-                .map(Value::String)
-                .unwrap_or(Value::Null),
-        );
-        m.insert(
-            "operators".into(),
-            json!(q.map(operator_kinds).unwrap_or_default()),
-        );
-        m.insert(
-            "lookup_joins".into(),
-            json!(q.map(lookup_tables).unwrap_or_default()),
-        );
-        m.insert(
-            "hints".into(),
-            json!(q.map(|q| q.hints.clone()).unwrap_or_default()),
-        );
-        m.insert(
-            "sources".into(),
-            json!(q.map(|q| q.sources.clone()).unwrap_or_default()),
-        );
+    let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> QueryFacts {
         let mut union_inputs: Vec<String> = q
             .map(|q| q.unions.iter().flatten().cloned().collect())
             .unwrap_or_default();
         union_inputs.sort();
-        m.insert("union_inputs".into(), json!(union_inputs));
-        m.insert(
-            "sink_options".into(),
-            json!(q.and_then(|q| q.sink_options.clone())),
-        );
-        m.insert(
-            "insert_columns".into(),
-            json!(q.map(|q| q.insert_columns.clone()).unwrap_or_default()),
-        );
-        m.insert(
-            "sink_columns".into(),
-            json!(q.and_then(|q| q.sink_columns.clone()).unwrap_or_default()),
-        );
-        let sink_deleted = q.and_then(|q| q.sink.as_ref()).is_some_and(|s| {
-            this.catalog.tables.contains_key(s) && !other.catalog.tables.contains_key(s)
-        });
-        m.insert("sink_deleted".into(), json!(sink_deleted));
-        m
+        QueryFacts {
+            exists: q.is_some(),
+            sink: q.and_then(|q| q.sink.clone()),
+            operators: q.map(operator_kinds).unwrap_or_default(),
+            lookup_joins: q.map(lookup_tables).unwrap_or_default(),
+            hints: q.map(|q| q.hints.clone()).unwrap_or_default(),
+            sources: q.map(|q| q.sources.clone()).unwrap_or_default(),
+            union_inputs,
+            sink_options: q.and_then(|q| q.sink_options.clone()),
+            insert_columns: q.map(|q| q.insert_columns.clone()).unwrap_or_default(),
+            sink_columns: q.and_then(|q| q.sink_columns.clone()).unwrap_or_default(),
+            sink_deleted: q.and_then(|q| q.sink.as_ref()).is_some_and(|s| {
+                this.catalog.tables.contains_key(s) && !other.catalog.tables.contains_key(s)
+            }),
+        }
     };
     let old = side(pair.old, old_plan, new_plan);
-    let mut new = side(pair.new, new_plan, new_plan);
-    new.insert("sink_deleted".into(), json!(false));
-    let mut facts = Map::new();
-    facts.insert("old".into(), Value::Object(old.clone()));
-    facts.insert("new".into(), Value::Object(new.clone()));
-    add_relations(&mut facts, &old, &new);
-    facts.insert("config".into(), job.config.clone());
+    let new = QueryFacts {
+        sink_deleted: false,
+        ..side(pair.new, new_plan, new_plan)
+    };
     let own_items = changed_items(pair);
     // The deployment's items matter to a query that changed one of them.
-    let deployment_items = if own_items.is_empty() {
+    let deployment_changed_items = if own_items.is_empty() {
         Vec::new()
     } else {
         job.deployment_items.clone()
     };
-    facts.insert("changed_items".into(), json!(own_items));
-    output_facts(&mut facts, pair);
-    facts.insert("deployment_changed_items".into(), json!(deployment_items));
     // Only a query whose sink table was deleted needs them (and a job may change thousands).
-    let sink_deleted = old.get("sink_deleted") == Some(&Value::Bool(true));
     let deleted_sink = pair.old.and_then(|q| q.sink.as_deref());
-    let others: Vec<&String> = if sink_deleted {
+    let other_temporary_tables_changed: Vec<String> = if old.sink_deleted {
         job.temporary_tables_changed
             .iter()
             .filter(|t| Some(t.as_str()) != deleted_sink)
+            .cloned()
             .collect()
     } else {
         Vec::new()
     };
-    facts.insert("other_temporary_tables_changed".into(), json!(others));
-    facts.insert(
-        "topology_changed_elsewhere".into(),
-        json!(pair.topology_changed_elsewhere),
-    );
-    facts.insert(
-        "topology_changed_before".into(),
-        json!(pair.topology_changed_before),
-    );
-    facts.insert(
-        "moved_among_queries".into(),
-        json!(pair.moved_among_queries),
-    );
-    Value::Object(facts)
+    let (projection_changed, rows_changed, renamed_outputs) = output_facts(pair);
+    let whole = QueryPairFacts {
+        changed_items: own_items,
+        projection_changed,
+        rows_changed,
+        renamed_outputs,
+        deployment_changed_items,
+        other_temporary_tables_changed,
+        topology_changed_elsewhere: pair.topology_changed_elsewhere.clone(),
+        topology_changed_before: pair.topology_changed_before.clone(),
+        moved_among_queries: pair.moved_among_queries,
+    };
+    let (old, new) = (facts::to_map(&old), facts::to_map(&new));
+    let relations = relations_of(&old, &new);
+    PairFacts {
+        json: facts::pair::pair_value(&old, &new, &relations, &job.config, &whole),
+        whole,
+    }
 }
 
 /// How the query's output changed where its stateful operators and source tables did not:
 /// `projection_changed` (what it writes, computed after its stateful operators),
 /// `rows_changed` (which rows it writes: a filter after them) and `renamed_outputs`
 /// (`old -> new`: the same column under another alias).
-fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
+fn output_facts(pair: &QueryPair) -> (bool, bool, Vec<String>) {
     let (mut projection_changed, mut rows_changed, mut renamed) = (false, false, Vec::new());
     if let (Some(old), Some(new)) = (pair.old, pair.new) {
         let unchanged = |pairs: &[OperatorPair]| {
             pairs
                 .iter()
-                .all(|p| matches!((p.old, p.new), (Some(o), Some(n)) if o.facts == n.facts))
+                .all(|p| matches!((p.old, p.new), (Some(o), Some(n)) if o.same_facts(n)))
         };
         if unchanged(&pair.operators) && unchanged(&pair.sources) {
             projection_changed = old.output != new.output;
@@ -220,20 +195,13 @@ fn output_facts(facts: &mut Map<String, Value>, pair: &QueryPair) {
                 .collect();
         }
     }
-    facts.insert("projection_changed".into(), json!(projection_changed));
-    facts.insert("rows_changed".into(), json!(rows_changed));
-    facts.insert("renamed_outputs".into(), json!(renamed));
+    (projection_changed, rows_changed, renamed)
 }
 
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter
 /// beneath one, the sink (another table, or its options; its columns follow the query).
 pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
-    let as_set = |facts: &Map<String, Value>, key: &str| -> Vec<String> {
-        let mut items: Vec<String> = facts
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(Value::to_string).collect())
-            .unwrap_or_default();
+    let as_set = |mut items: Vec<String>| -> Vec<String> {
         items.sort();
         items.dedup();
         items
@@ -247,12 +215,26 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
             continue;
         };
         let kind = operator_key(old);
-        let (old, new) = union_lineage::align(&old.facts, &new.facts);
-        let (old, new) = (&old, &new);
-        if as_set(old, "aggregates") != as_set(new, "aggregates") {
+        let (old, new) = union_lineage::align(old.rule_facts(), new.rule_facts());
+        // Aligning rewrites texts only: the facts read as they did before it (`fact_error`).
+        let aggregates = |facts| {
+            as_set(
+                facts::from_map::<Aggregates>(facts)
+                    .unwrap_or_default()
+                    .aggregates,
+            )
+        };
+        if aggregates(&old) != aggregates(&new) {
             items.push(format!("the aggregates of {kind}"));
         }
-        let (old_filters, new_filters) = (as_set(old, "filters"), as_set(new, "filters"));
+        let filters = |facts| {
+            as_set(
+                facts::from_map::<Filters>(facts)
+                    .unwrap_or_default()
+                    .filters,
+            )
+        };
+        let (old_filters, new_filters) = (filters(&old), filters(&new));
         if old_filters != new_filters {
             let changed: Vec<String> = old_filters
                 .iter()
@@ -293,6 +275,10 @@ fn lookup_tables(query: &QueryPlan) -> Vec<String> {
         .operators
         .iter()
         .filter(|o| o.kind == crate::plan::OperatorKind::LookupJoin)
-        .map(|o| o.read::<crate::facts::join::Lookup>().lookup_table)
+        .map(|o| {
+            o.read::<crate::facts::join::Lookup>()
+                .unwrap_or_default()
+                .lookup_table
+        })
         .collect()
 }

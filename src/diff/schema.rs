@@ -143,3 +143,27 @@ pub fn coverage_group(key: &str) -> &str {
     });
     groups.get(key).copied().unwrap_or(key)
 }
+
+/// The facts of the rule files for `operator` that other pairs judge (`#[judged_by]` on the
+/// facts types), with those pairs: its fail-safe does not count a change of them.
+pub fn judged_by(operator: &str) -> Vec<(&'static str, &'static str)> {
+    let facts = if operator == "query" {
+        facts_of::<QueryFacts>()
+    } else {
+        OperatorKind::from_name(operator)
+            .map(facts::operator_facts)
+            .unwrap_or_default()
+    };
+    facts
+        .into_iter()
+        .filter_map(|f| Some((f.name, f.judged_by?)))
+        .collect()
+}
+
+/// The names of the facts `judged_by` lists.
+pub fn judged_elsewhere(operator: &str) -> Vec<&'static str> {
+    judged_by(operator)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}

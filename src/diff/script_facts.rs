@@ -41,7 +41,7 @@ pub fn script_facts(plan: &Plan) -> Value {
             let sources: Vec<Value> = pair
                 .sources
                 .iter()
-                .map(|s| one_side(&operator_facts(s, &job), "source"))
+                .map(|s| one_side(&operator_facts(s, &job).json, "source"))
                 .collect();
             let operators: Vec<Value> = query
                 .operators
@@ -50,7 +50,7 @@ pub fn script_facts(plan: &Plan) -> Value {
                     json!({
                         "kind": o.kind.name(),
                         "flink_node": o.flink_node,
-                        "facts": o.facts,
+                        "facts": o.rule_facts(),
                     })
                 })
                 .collect();
@@ -58,7 +58,7 @@ pub fn script_facts(plan: &Plan) -> Value {
                 "name": query.name,
                 "sink": query.sink,
                 "sources": query.sources,
-                "facts": one_side(&query_facts(pair, &job), "query"),
+                "facts": one_side(&query_facts(pair, &job).json, "query"),
                 "source_tables": sources,
                 "operators": operators,
             }))

@@ -39,8 +39,10 @@ facts! {
         /// the kinds of its stateful operators, upstream first
         pub operators: Vec<String>,
         /// the lookup tables of its lookup joins, synchronous or async, upstream first
+        #[judged_by = "the lookup_join rules, on each lookup join's pair"]
         pub lookup_joins: Vec<String>,
         /// the source tables it reads
+        #[judged_by = "the source rules, on each source table's pair"]
         pub sources: Vec<String>,
         /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)
         pub union_inputs: Vec<String>,
@@ -134,5 +136,19 @@ facts! {
         pub documented: bool,
         /// whether the query reading the table has stateful operators
         pub feeds_state: bool,
+    }
+}
+
+impl ConfigFacts {
+    /// Whether the job's configuration (settings, engine version, functions, unmodelled
+    /// statements, unused tables, warnings) changed: what marks every query changed.
+    pub fn changed(&self) -> bool {
+        !self.changed_keys.is_empty()
+            || self.engine_version_changed
+            || self.unmodelled_statements_changed
+            || !self.changed_functions.is_empty()
+            || !self.added_functions.is_empty()
+            || !self.unused_tables_changed.is_empty()
+            || !self.warnings_added.is_empty()
     }
 }

@@ -12,8 +12,10 @@ use serde_json::{Map, Value};
 
 /// Declares a facts type: a struct whose fields are facts, each with a doc comment (its meaning
 /// for rule authors), optionally `#[group = "name"]` (the coverage group: facts that are views
-/// of one another), and serde attributes. `#[serde(flatten)]` splices another facts type's
-/// facts in, for serde and for the schema alike.
+/// of one another), optionally `#[judged_by = "..."]` (the other pairs that judge a change of
+/// the fact: this pair's fail-safe leaves it to them), and serde attributes.
+/// `#[serde(flatten)]` splices another facts type's facts in, for serde and for the schema
+/// alike.
 macro_rules! facts {
     (
         $(#[doc = $sdoc:literal])*
@@ -21,6 +23,7 @@ macro_rules! facts {
             $(
                 $(#[doc = $doc:literal])*
                 $(#[group = $group:literal])?
+                $(#[judged_by = $judged:literal])?
                 $(#[serde($($serde:tt)*)])*
                 pub $field:ident : $ty:ty
             ),* $(,)?
@@ -50,6 +53,7 @@ macro_rules! facts {
                         stringify!($field),
                         concat!($($doc),*),
                         None$(.or(Some($group)))?,
+                        None$(.or(Some($judged)))?,
                         stringify!($($($serde)*)*),
                     );
                 )*
@@ -64,6 +68,7 @@ pub mod job;
 pub mod join;
 mod kind;
 pub mod operators;
+pub mod pair;
 pub mod ranking;
 
 pub use kind::OperatorKind;
@@ -78,6 +83,9 @@ pub struct Fact {
     /// Facts of one group are views of one another: a rule that reads one explains a change in
     /// the others. None: the fact is its own group.
     pub group: Option<&'static str>,
+    /// The pairs that judge a change of the fact (e.g. a query's `sources`: the source table
+    /// pairs): the fail-safe of this pair does not count it. None: this pair judges it.
+    pub judged_by: Option<&'static str>,
 }
 
 impl Fact {
@@ -87,6 +95,7 @@ impl Fact {
         name: &'static str,
         doc: &'static str,
         group: Option<&'static str>,
+        judged_by: Option<&'static str>,
         serde: &'static str,
     ) {
         if serde.contains("flatten") {
@@ -98,6 +107,7 @@ impl Fact {
             fact_type: T::fact_type(),
             doc: doc.trim(),
             group,
+            judged_by,
         });
     }
 
@@ -172,10 +182,21 @@ pub fn to_map<T: Serialize>(facts: &T) -> Map<String, Value> {
     }
 }
 
+/// Facts that do not read back as their type: a fact written with another type than the one
+/// read declares (a bug in the tool, never in the user's script).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactError(pub String);
+
+impl std::fmt::Display for FactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A facts value read back from the JSON object (facts it does not declare ignored, facts
 /// missing from the object at their default).
-pub fn from_map<T: DeserializeOwned + Default>(map: &Map<String, Value>) -> T {
-    T::deserialize(Value::Object(map.clone())).unwrap_or_default()
+pub fn from_map<T: DeserializeOwned + Default>(map: &Map<String, Value>) -> Result<T, FactError> {
+    T::deserialize(Value::Object(map.clone())).map_err(|e| FactError(e.to_string()))
 }
 
 facts! {

@@ -7,7 +7,9 @@ use super::aggregate::{
 use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts};
 use super::ranking::{DeduplicateFacts, TopNFacts, WindowTopNFacts};
 use super::OperatorKind;
-use super::{facts_of, Fact, Filters};
+use super::{facts_of, from_map, Fact, FactError, Filters};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 facts! {
     /// The facts of a MATCH_RECOGNIZE.
@@ -100,6 +102,7 @@ facts! {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sharding: Option<Vec<String>>,
         /// every WITH option, key=value, sorted (each one that differs is judged by a table_option rule)
+        #[judged_by = "the table_option rules, on each WITH option that differs"]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub options: Option<Vec<String>>,
         /// every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)
@@ -133,6 +136,28 @@ facts! {
     }
 }
 
+/// What surrounds a source table's scan, not its own facts: the source pair's facts
+/// (`SourcePairFacts`) and the `table_option` items are derived from it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct SourceContext {
+    /// every declared column by name: its text as declared and whether the table stores it
+    pub columns: BTreeMap<String, ColumnDefinition>,
+    /// whether the query reading the table has stateful operators
+    pub feeds_state: bool,
+    /// every WITH option, key → value
+    pub options: BTreeMap<String, String>,
+    /// the declared columns the query reads, in declaration order
+    pub read: Vec<String>,
+}
+
+/// A source table's column as declared.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ColumnDefinition {
+    pub text: String,
+    /// stored (physical or metadata, or the time attribute), not computed
+    pub stored: bool,
+}
+
 /// The facts of one side (old or new) of an operator of this kind, in declaration order.
 pub fn operator_facts(kind: OperatorKind) -> Vec<Fact> {
     match kind {
@@ -151,5 +176,31 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<Fact> {
         OperatorKind::TemporalSort => facts_of::<TemporalSortFacts>(),
         OperatorKind::Limit => facts_of::<LimitFacts>(),
         OperatorKind::Opaque => facts_of::<OpaqueFacts>(),
+    }
+}
+
+/// Whether these facts read back as the facts type of this kind.
+pub fn check(kind: OperatorKind, facts: &Map<String, Value>) -> Result<(), FactError> {
+    fn read<T: serde::de::DeserializeOwned + Default>(
+        facts: &Map<String, Value>,
+    ) -> Result<(), FactError> {
+        from_map::<T>(facts).map(|_: T| ())
+    }
+    match kind {
+        OperatorKind::GroupWindowAggregate => read::<GroupWindowAggregateFacts>(facts),
+        OperatorKind::GroupAggregate => read::<GroupAggregateFacts>(facts),
+        OperatorKind::WindowAggregate => read::<WindowAggregateFacts>(facts),
+        OperatorKind::OverAggregate => read::<OverAggregateFacts>(facts),
+        OperatorKind::Deduplicate => read::<DeduplicateFacts>(facts),
+        OperatorKind::Source => read::<SourceFacts>(facts),
+        OperatorKind::TopN => read::<TopNFacts>(facts),
+        OperatorKind::WindowTopN => read::<WindowTopNFacts>(facts),
+        OperatorKind::Join | OperatorKind::TemporalJoin => read::<JoinFacts>(facts),
+        OperatorKind::IntervalJoin => read::<IntervalJoinFacts>(facts),
+        OperatorKind::LookupJoin => read::<LookupJoinFacts>(facts),
+        OperatorKind::MatchRecognize => read::<MatchRecognizeFacts>(facts),
+        OperatorKind::TemporalSort => read::<TemporalSortFacts>(facts),
+        OperatorKind::Limit => read::<LimitFacts>(facts),
+        OperatorKind::Opaque => read::<OpaqueFacts>(facts),
     }
 }

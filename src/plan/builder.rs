@@ -600,7 +600,12 @@ impl<'a> Builder<'a> {
             .filter(|c| matches!(c.expr, CExpr::Derived(_)))
             .map(|c| c.expr.canonical())
             .collect();
-        computed.extend(self.operators[operator].read::<Aggregates>().aggregates);
+        computed.extend(
+            self.operators[operator]
+                .read::<Aggregates>()
+                .unwrap_or_default()
+                .aggregates,
+        );
         let planned = pushdown::PlannedAggregate { operator, computed };
         if let Some(having) = &select.having {
             let terms = self.converter().expr(input, having)?.conjuncts();
@@ -1210,8 +1215,9 @@ fn filters_after_operators(relation: &Relation, operators: &[Operator]) -> Vec<S
     let beneath: std::collections::BTreeSet<String> = operators
         .iter()
         .flat_map(|op| {
-            let after = op.read::<FiltersAfter>().filters_after;
+            let after = op.read::<FiltersAfter>().unwrap_or_default().filters_after;
             op.read::<Filters>()
+                .unwrap_or_default()
                 .filters
                 .into_iter()
                 .chain(after.unwrap_or_default())
@@ -1231,7 +1237,7 @@ fn filters_after_operators(relation: &Relation, operators: &[Operator]) -> Vec<S
 /// Each filter term of the operator points at the WHERE clause it comes from, so a finding
 /// about an added or removed filter shows that clause, even inside a view.
 fn point_filters_at_their_where(op: &mut Operator, spans: &BTreeMap<String, ByteSpan>) {
-    for term in op.read::<Filters>().filters {
+    for term in op.read::<Filters>().unwrap_or_default().filters {
         if let Some(span) = spans.get(&term) {
             op.item_spans.entry(term).or_insert(*span);
         }

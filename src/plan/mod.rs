@@ -34,9 +34,9 @@ pub mod window;
 use crate::catalog::Catalog;
 use crate::facts::aggregate::Aggregates;
 use crate::facts::join::Lookup;
-use crate::facts::operators::{OpaqueFacts, SourceFacts};
+use crate::facts::operators::{OpaqueFacts, SourceContext, SourceFacts};
 pub use crate::facts::OperatorKind;
-use crate::facts::{FactTyped, Filters};
+use crate::facts::{FactError, FactTyped, Filters};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use serde::de::DeserializeOwned;
@@ -50,7 +50,12 @@ pub struct Operator {
     pub kind: OperatorKind,
     /// Flink's name for the node (e.g. `stream-exec-deduplicate`), for comparing with real plans.
     pub flink_node: &'static str,
-    pub facts: Map<String, Value>,
+    /// The facts as the rules read them, written and read only through facts types
+    /// (`put`, `read`, `update`).
+    facts: Map<String, Value>,
+    /// Facts that could not be read back through their type to be changed: a bug in the
+    /// tool, which the fail-safe reports (`fact_error`).
+    fact_errors: Vec<String>,
     /// Where the operator is written (its defining clause).
     pub span: ByteSpan,
     /// The clause behind each top-level fact (e.g. `window` → the TUMBLE(...) call).
@@ -61,9 +66,9 @@ pub struct Operator {
     pub display: BTreeMap<String, String>,
     /// The pieces of state the operator keeps separately (its aggregates), canonical.
     pub state_items: Vec<String>,
-    /// What surrounds the operator (e.g. which of a source table's columns the query reads):
-    /// rules may read it through the pair's derived facts, but it is not the operator's own.
-    pub context: Map<String, Value>,
+    /// What surrounds a source table's scan (e.g. which of its columns the query reads): rules
+    /// may read it through the pair's derived facts, but it is not the operator's own.
+    pub context: SourceContext,
 }
 
 impl Operator {
@@ -72,31 +77,35 @@ impl Operator {
             kind,
             flink_node,
             facts: Map::new(),
+            fact_errors: Vec::new(),
             span,
             fact_spans: BTreeMap::new(),
             item_spans: BTreeMap::new(),
             display: BTreeMap::new(),
             state_items: Vec::new(),
-            context: Map::new(),
+            context: SourceContext::default(),
         }
     }
 
     /// Whether the operator keeps state: every operator the plan records does, except a
     /// synchronous lookup join (not async, not under TRY_RESOLVE). The one notion of
-    /// "stateful" every rule and fact uses.
+    /// "stateful" every rule and fact uses. Facts that do not read count as state (the safer
+    /// answer; `fact_error` makes the query `unknown`).
     pub fn keeps_state(&self) -> bool {
-        self.kind != OperatorKind::LookupJoin || self.read::<Lookup>().stateful
+        self.kind != OperatorKind::LookupJoin || self.read::<Lookup>().map_or(true, |l| l.stateful)
     }
 
     /// What Flink plans for an operator compared as a whole (its `flink_kind`); None for the
     /// kinds the tool models.
     pub fn flink_kind(&self) -> Option<String> {
-        (self.kind == OperatorKind::Opaque).then(|| self.read::<OpaqueFacts>().flink_kind)
+        let opaque = (self.kind == OperatorKind::Opaque).then(|| self.read::<OpaqueFacts>());
+        opaque.and_then(Result::ok).map(|f| f.flink_kind)
     }
 
     /// A source table's facts (name, whether declared, ...); None for the other kinds.
     pub fn source_facts(&self) -> Option<SourceFacts> {
-        (self.kind == OperatorKind::Source).then(|| self.read())
+        let source = (self.kind == OperatorKind::Source).then(|| self.read::<SourceFacts>());
+        source.and_then(Result::ok)
     }
 
     /// Whether the operator's kind keeps aggregates (its facts type has the `Aggregates`).
@@ -111,18 +120,66 @@ impl Operator {
     }
 
     /// Reads facts of a facts type back (those the operator does not have at their default).
-    pub fn read<T: FactTyped + DeserializeOwned + Default>(&self) -> T {
+    /// An error is a bug in the tool: a fact written with another type than `T` declares.
+    pub fn read<T: FactTyped + DeserializeOwned + Default>(&self) -> Result<T, FactError> {
         crate::facts::from_map(&self.facts)
     }
 
     /// Changes facts of a facts type written before (e.g. the filters pushed into an operator).
+    /// Facts that cannot be read back are left as they are, and the error kept (`fact_error`).
     pub fn update<T: FactTyped + Serialize + DeserializeOwned + Default>(
         &mut self,
         change: impl FnOnce(&mut T),
     ) {
-        let mut facts: T = self.read();
-        change(&mut facts);
-        self.put(&facts);
+        match self.read::<T>() {
+            Ok(mut facts) => {
+                change(&mut facts);
+                self.put(&facts);
+            }
+            Err(error) => self.fact_errors.push(error.to_string()),
+        }
+    }
+
+    /// Why the operator's facts cannot be trusted, if they cannot: a fact could not be read back
+    /// through its type, or the facts do not read as the kind's facts type. The parts of a kind's
+    /// facts type read back whenever the whole type does, so a failed `read` of a part shows here
+    /// too: the fail-safe turns it into `unknown`.
+    pub fn fact_error(&self) -> Option<String> {
+        self.fact_errors
+            .first()
+            .cloned()
+            .or_else(|| {
+                crate::facts::operators::check(self.kind, &self.facts)
+                    .err()
+                    .map(|e| e.0)
+            })
+            .map(|e| {
+                format!(
+                    "the facts of {} do not read as their type: {e}",
+                    self.kind.name()
+                )
+            })
+    }
+
+    /// The facts as the JSON object the rules read (the generated layer's output).
+    pub fn rule_facts(&self) -> &Map<String, Value> {
+        &self.facts
+    }
+
+    /// Whether two operators have the same facts.
+    pub fn same_facts(&self, other: &Operator) -> bool {
+        self.facts == other.facts
+    }
+
+    /// The facts as one JSON text, to search for the canonical items they mention.
+    pub fn facts_text(&self) -> String {
+        Value::Object(self.facts.clone()).to_string()
+    }
+
+    /// The facts and the context as JSON texts, to search for the canonical items they mention.
+    pub fn searchable_text(&self) -> Vec<String> {
+        let context = serde_json::to_string(&self.context).unwrap_or_default();
+        vec![self.facts_text(), context]
     }
 
     pub fn display_of(&self, canonical: &str) -> String {

@@ -21,12 +21,13 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
         let mut haystack: Vec<String> = read.to_vec();
         for (j, other) in operators.iter().enumerate() {
             if j != i {
-                haystack.push(serde_json::Value::Object(other.facts.clone()).to_string());
-                haystack.push(serde_json::Value::Object(other.context.clone()).to_string());
+                haystack.extend(other.searchable_text());
             }
         }
         let op = &mut operators[i];
-        let calls: Aggregates = op.read();
+        let Ok(calls) = op.read::<Aggregates>() else {
+            continue;
+        };
         let kept_anyway = [
             calls.python_udafs.clone(),
             calls.undeclared_aggregates.clone(),

@@ -4,10 +4,9 @@
 
 use super::{Operator, OperatorKind};
 use crate::catalog::{Catalog, Table};
-use crate::facts::operators::SourceFacts;
+use crate::facts::operators::{ColumnDefinition, SourceFacts};
 use crate::sql::{ColumnDef, ColumnKind};
 
-use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// Formats whose records are changes (inserts, updates, deletes), not appends.
@@ -40,7 +39,7 @@ fn undeclared(name: &str, feeds_state: bool) -> Operator {
         declared: false,
         ..Default::default()
     });
-    op.context.insert("feeds_state".into(), json!(feeds_state));
+    op.context.feeds_state = feeds_state;
     op
 }
 
@@ -56,7 +55,7 @@ fn declared(
         "stream-exec-table-source-scan",
         table.span,
     );
-    op.context.insert("feeds_state".into(), json!(feeds_state));
+    op.context.feeds_state = feeds_state;
     let sharding: Vec<String> = def
         .options
         .iter()
@@ -73,35 +72,32 @@ fn declared(
     for ((key, value), span) in def.options.iter().zip(&def.option_spans) {
         op.item_spans.insert(format!("{key}={value}"), *span);
     }
-    let by_key: serde_json::Map<String, Value> = def
-        .options
-        .iter()
-        .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
-    op.context.insert("options".into(), Value::Object(by_key));
+    op.context.options = def.options.iter().cloned().collect();
     let mut columns = Vec::new();
-    let mut definitions = serde_json::Map::new();
     for column in &def.columns {
         let text = column_text(column);
         op.item_spans.insert(text.clone(), column.span);
         op.item_spans.insert(column.name.clone(), column.span);
         let stored = !matches!(column.kind, ColumnKind::Computed { .. })
             || table.time_kind(&column.name).is_some();
-        definitions.insert(column.name.clone(), json!({"text": text, "stored": stored}));
+        op.context.columns.insert(
+            column.name.clone(),
+            ColumnDefinition {
+                text: text.clone(),
+                stored,
+            },
+        );
         columns.push(text);
     }
     // The scan's state does not depend on the order of the declared columns; where the order
     // reaches the output (`SELECT *`), the operators and the query's output carry it.
     columns.sort();
-    op.context
-        .insert("columns".into(), Value::Object(definitions));
-    let read: Vec<&String> = def
+    op.context.read = def
         .columns
         .iter()
-        .map(|c| &c.name)
-        .filter(|c| reads.contains(&(name.to_string(), (*c).clone())))
+        .map(|c| c.name.clone())
+        .filter(|c| reads.contains(&(name.to_string(), c.clone())))
         .collect();
-    op.context.insert("read".into(), json!(read));
     if let Some(w) = &def.watermark {
         op.fact_spans.insert("watermark".into(), w.span);
         op.fact_spans.insert("watermark_column".into(), w.span);

@@ -84,7 +84,7 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
                     .iter()
                     .rev()
                     .find(|o| o.kind == OperatorKind::WindowAggregate)
-                    .map(|o| o.read::<Aggregates>().aggregates)
+                    .map(|o| o.read::<Aggregates>().unwrap_or_default().aggregates)
                     .unwrap_or_default()
             } else {
                 Vec::new()

@@ -8,7 +8,7 @@ use crate::diff::item_facts::Item;
 use crate::diff::{self, Job, OperatorPair, QueryPair};
 use crate::plan::{Operator, OperatorKind, Plan};
 use crate::rules::items;
-use crate::rules::{engine, lookup, Rule, RuleSet};
+use crate::rules::{engine, Rule, RuleSet};
 use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
 use serde_json::Value;
@@ -126,12 +126,33 @@ fn item_findings(
 
 fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> OperatorReport {
     let (old_plan, new_plan) = (job.old, job.new);
-    let facts = diff::operator_facts(pair, job);
+    let diff::PairFacts {
+        json: facts,
+        whole: source_pair,
+    } = diff::operator_facts(pair, job);
     let kind = pair.kind();
     let operator = kind.name();
     // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
     let changed = pair.old.is_none() || pair.new.is_none() || facts.get("old") != facts.get("new");
     let mut findings = Vec::new();
+    // Facts that do not read as their type are a bug of the tool: the pair is never judged
+    // safe on them.
+    let fault = |op: Option<&Operator>| op.and_then(Operator::fact_error);
+    if let Some(reason) = fault(pair.old).or_else(|| fault(pair.new)) {
+        findings.push(Finding {
+            rule: engine::UNEXPLAINED.into(),
+            verdict: Verdict::Unknown,
+            message: format!(
+                "{reason}; the tool cannot judge this {}",
+                operator.replace('_', " ")
+            ),
+            derived: Some(engine::FAIL_SAFE.into()),
+            failure_mode: None,
+            suppressed: None,
+            old: pair.old.and_then(|o| location(&old_plan.file, o.span)),
+            new: pair.new.and_then(|o| location(&new_plan.file, o.span)),
+        });
+    }
     if changed && pair.old.is_some() && pair.new.is_some() {
         let fired = engine::fire(rules, operator, &facts);
         let shown = displayed(&facts, pair.old, pair.new);
@@ -150,10 +171,11 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
         if kind == OperatorKind::Source {
             // Options of one table declared on both sides (a renamed or undeclared table is
             // judged as a whole by the source rules).
-            let comparable = lookup(&facts, "both_declared") == Some(&Value::Bool(true))
-                && lookup(&facts, "old.name") == lookup(&facts, "new.name");
+            let name = |op: Option<&Operator>| op.and_then(|o| o.source_facts()).map(|s| s.name);
+            let comparable = source_pair.as_ref().is_some_and(|s| s.both_declared)
+                && name(pair.old) == name(pair.new);
             if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
-                let feeds_state = facts.get("feeds_state") == Some(&Value::Bool(true));
+                let feeds_state = source_pair.as_ref().is_some_and(|s| s.feeds_state);
                 let items = diff::item_facts::option_items(
                     old,
                     new,
@@ -169,9 +191,12 @@ fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> Operato
                     &new_plan.file,
                 ));
             }
-            explained.push("options".into());
         }
-        let unexplained = engine::unexplained(&facts, &explained, &[]);
+        let unexplained = engine::unexplained(
+            &facts,
+            &explained,
+            &diff::schema::judged_elsewhere(operator),
+        );
         if !unexplained.is_empty() {
             let (old_span, new_span) = spans_for(&unexplained, &facts, pair.old, pair.new);
             findings.push(Finding {
@@ -236,19 +261,17 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .iter()
         .map(|p| evaluate_operator(rules, p, job))
         .collect();
-    let facts = diff::query_facts(pair, job);
+    let diff::PairFacts { json: facts, whole } = diff::query_facts(pair, job);
     let mut findings = Vec::new();
-    let config_changed = engine::config_changed(&facts);
+    let config_changed = job.config.changed();
     let changed = operators
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
         || facts.get("old") != facts.get("new")
-        || facts.get("projection_changed") == Some(&Value::Bool(true))
-        || facts.get("rows_changed") == Some(&Value::Bool(true))
-        || lookup(&facts, "renamed_outputs")
-            .and_then(Value::as_array)
-            .is_some_and(|r| !r.is_empty())
+        || whole.projection_changed
+        || whole.rows_changed
+        || !whole.renamed_outputs.is_empty()
         || config_changed;
     // A query can also be affected by a change elsewhere in the job: its operators' generated
     // ids follow the job's stream graph and the order of its queries (rules on
@@ -262,16 +285,10 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             // A finding about configuration points at the SET statements that differ.
             let mut keys: Vec<&str> = Vec::new();
             if paths.iter().any(|p| p.starts_with("config.changed_keys")) {
-                keys.extend(
-                    lookup(&facts, "config.changed_keys")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str),
-                );
+                keys.extend(job.config.changed_keys.iter().map(String::as_str));
             }
             if paths.iter().any(|p| p.starts_with("config.engine_version"))
-                && lookup(&facts, "config.engine_version_changed") == Some(&Value::Bool(true))
+                && job.config.engine_version_changed
             {
                 keys.push("engine.version");
             }
@@ -303,7 +320,8 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         // The fail-safe of operators, for a query present on both sides: its source tables
         // are judged as their own pairs.
         if let (Some(old), Some(new)) = (pair.old, pair.new) {
-            let unexplained = engine::unexplained(&facts, &explained, &["sources", "lookup_joins"]);
+            let unexplained =
+                engine::unexplained(&facts, &explained, &diff::schema::judged_elsewhere("query"));
             if !unexplained.is_empty() {
                 findings.push(Finding {
                     rule: engine::UNEXPLAINED.into(),

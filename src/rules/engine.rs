@@ -2,7 +2,7 @@
 //! fire, and the fail-safe: the changes no fired rule explains (judged `unknown`). The report
 //! (`crate::report::assemble`) turns these decisions into findings, spans and state fates.
 
-use super::{lookup, Rule, RuleSet};
+use super::{Rule, RuleSet};
 use serde_json::Value;
 
 /// Id of the built-in finding for a change that no rule explains.
@@ -89,26 +89,4 @@ pub fn unexplained(facts: &Value, explained: &[String], ignored: &[&str]) -> Vec
         .into_iter()
         .filter(|k| !ignored.contains(&k.as_str()) && !explains(explained, k))
         .collect()
-}
-
-/// Whether the job's configuration (settings, engine version, functions, unmodelled
-/// statements, warnings) changed for a query, judged on its query facts.
-pub fn config_changed(facts: &Value) -> bool {
-    lookup(facts, "config.changed_keys")
-        .and_then(Value::as_array)
-        .is_some_and(|keys| !keys.is_empty())
-        || lookup(facts, "config.engine_version_changed") == Some(&Value::Bool(true))
-        || lookup(facts, "config.unmodelled_statements_changed") == Some(&Value::Bool(true))
-        || [
-            "config.changed_functions",
-            "config.added_functions",
-            "config.unused_tables_changed",
-            "config.warnings_added",
-        ]
-        .iter()
-        .any(|path| {
-            lookup(facts, path)
-                .and_then(Value::as_array)
-                .is_some_and(|f| !f.is_empty())
-        })
 }

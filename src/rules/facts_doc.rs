@@ -1,7 +1,9 @@
 //! The facts reference for rule authors, per operator kind: name, type, meaning. Printed by
 //! `flink-compat rules facts [OPERATOR]`; docs/facts.md is its output for all kinds.
 
-use crate::diff::schema::{config_facts, item_facts, operator_facts, query_facts, ITEM_KINDS};
+use crate::diff::schema::{
+    config_facts, item_facts, judged_by, operator_facts, query_facts, ITEM_KINDS,
+};
 use crate::error::{Error, Result};
 use crate::fact_schema::FactType;
 use crate::plan::OperatorKind;
@@ -68,6 +70,10 @@ The kinds `config_key` (each configuration key whose value in force differs) and
 item: their facts are read bare (`key`, `old_value`, ...), and an item no rule fires on is the
 fail-safe `unexplained-change` (unknown).
 
+A change no rule of its pair explains is the fail-safe `unexplained-change` (unknown), except a
+change of a fact other pairs judge (declared with `#[judged_by]` on its facts type, in
+`src/facts/`): its meaning says which.
+
 Items are canonical SQL: keywords and function names upper case, identifiers as written,
 aliases, subqueries and views inlined (e.g. `SUM(b)`, `COUNT(DISTINCT c)`). A fact that does not
 apply is `null` (e.g. `window.slide_ms` of a tumbling window). `flink-compat plan FILE` shows the
@@ -105,6 +111,7 @@ pub fn reference(operator: Option<&str>) -> Result<String> {
     );
     for (name, facts) in selected {
         let _ = writeln!(out, "\n## {name}\n");
+        let judged = judged_by(name);
         table(
             &mut out,
             facts.iter().map(|(n, t, m)| {
@@ -116,10 +123,16 @@ pub fn reference(operator: Option<&str>) -> Result<String> {
                 } else {
                     String::new()
                 };
+                let elsewhere = match judged.iter().find(|(fact, _)| fact == n) {
+                    Some((_, by)) => {
+                        format!(" (a change is judged by {by}, not by this pair's fail-safe)")
+                    }
+                    None => String::new(),
+                };
                 (
                     format!("`old.{n}` / `new.{n}`"),
                     type_text(t),
-                    format!("{m}{relations}"),
+                    format!("{m}{relations}{elsewhere}"),
                 )
             }),
         );

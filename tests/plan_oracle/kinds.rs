@@ -102,7 +102,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
         .strip_prefix("stream-exec-")
         .unwrap_or(op.flink_node)
         .to_string();
-    let f = &op.facts;
+    let f = op.rule_facts();
     let get = |k: &str| f.get(k);
     let mut attrs = BTreeMap::new();
     match op.kind {
