@@ -2,17 +2,20 @@
 //! lists, the configuration) and a query pair (its operators, sources, output and sink).
 
 use super::matching::{operator_key, operator_kinds, OperatorPair, QueryPair};
-use super::{relations, union_lineage, Job};
+use super::{relations, source_renames, union_lineage, Job};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
 
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`.
-pub fn operator_facts(pair: &OperatorPair, job: &Job) -> Value {
+/// `renames`: the query's sources paired under another name, whose columns keep their identity.
+pub fn operator_facts(pair: &OperatorPair, renames: &[(String, String)], job: &Job) -> Value {
     let empty = Map::new();
-    let (old, new) = union_lineage::align(
-        pair.old.map(|o| &o.facts).unwrap_or(&empty),
-        pair.new.map(|o| &o.facts).unwrap_or(&empty),
-    );
+    let old = pair.old.map(|o| &o.facts).unwrap_or(&empty);
+    let old = match pair.kind() {
+        OperatorKind::Source => old.clone(),
+        _ => source_renames::align(old, renames),
+    };
+    let (old, new) = union_lineage::align(&old, pair.new.map(|o| &o.facts).unwrap_or(&empty));
     let mut facts = Map::new();
     add_relations(&mut facts, &old, &new);
     facts.insert("old".into(), Value::Object(old));
@@ -247,7 +250,8 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
             continue;
         };
         let kind = operator_key(old);
-        let (old, new) = union_lineage::align(&old.facts, &new.facts);
+        let old = source_renames::align(&old.facts, &pair.source_renames);
+        let (old, new) = union_lineage::align(&old, &new.facts);
         let (old, new) = (&old, &new);
         if as_set(old, "aggregates") != as_set(new, "aggregates") {
             items.push(format!("the aggregates of {kind}"));
