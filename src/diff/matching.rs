@@ -92,8 +92,8 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
                 operators: match_operators(old, new),
                 source_renames: source_renames::of(&sources),
                 sources,
-            topology_changed_elsewhere: Vec::new(),
-            topology_changed_before: Vec::new(),
+                topology_changed_elsewhere: Vec::new(),
+                topology_changed_before: Vec::new(),
                 moved_among_queries: false,
             }
         })

@@ -1,6 +1,7 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod hint_options;
 pub mod item_facts;
 pub mod job_facts;
 pub mod matching;

@@ -2,7 +2,7 @@
 //! lists, the configuration) and a query pair (its operators, sources, output and sink).
 
 use super::matching::{operator_key, operator_kinds, OperatorPair, QueryPair};
-use super::{relations, source_renames, union_lineage, Job};
+use super::{hint_options, relations, source_renames, union_lineage, Job};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{json, Map, Value};
 
@@ -193,6 +193,11 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> Value {
     facts.insert(
         "moved_among_queries".into(),
         json!(pair.moved_among_queries),
+    );
+    let hints = |q: Option<&QueryPlan>| q.map(|q| q.hints.clone()).unwrap_or_default();
+    facts.insert(
+        "hints_changed".into(),
+        json!(hint_options::changed(&hints(pair.old), &hints(pair.new))),
     );
     Value::Object(facts)
 }

@@ -90,9 +90,16 @@ mod tests {
     #[test]
     fn a_column_of_the_renamed_table_takes_the_new_name_and_nothing_else_does() {
         assert_eq!(
-            rename_in("SUM(MyTable.b) + XMyTable.c + 'MyTable.d'", "MyTable", "Events"),
+            rename_in(
+                "SUM(MyTable.b) + XMyTable.c + 'MyTable.d'",
+                "MyTable",
+                "Events"
+            ),
             "SUM(Events.b) + XMyTable.c + 'MyTable.d'"
         );
-        assert_eq!(rename_in("cat.MyTable.b", "MyTable", "Events"), "cat.MyTable.b");
+        assert_eq!(
+            rename_in("cat.MyTable.b", "MyTable", "Events"),
+            "cat.MyTable.b"
+        );
     }
 }
