@@ -181,7 +181,7 @@ fn stage_facts(bencher: Bencher, queries: usize) {
         for pair in &pairs {
             black_box(facts::query_facts(pair, &job));
             for operator in &pair.operators {
-                black_box(facts::operator_facts(operator, &job));
+                black_box(facts::operator_facts(operator, &[], &job));
             }
         }
     });

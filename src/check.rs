@@ -165,6 +165,7 @@ fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryR
         new: None,
         operators: Vec::new(),
         sources: Vec::new(),
+        source_renames: Vec::new(),
         topology_changed_elsewhere: Vec::new(),
         topology_changed_before: Vec::new(),
         moved_among_queries: false,

@@ -841,6 +841,72 @@ pairs += [
        "    FROM MyTable)\n  WHERE rk = 1)\nGROUP BY a", dict(CHANGELOG, same={1: 1, 2: 2}), rule="query-operator-added"),
 ]
 
+# Issue 17, second round: the families the profile still assumed.
+# A source table renamed (same columns, same connector), the query reading it renamed accordingly.
+SOURCE_RENAMED = ga("source-renamed", "The source table MyTable renamed to Events (same columns and connector)", GA_SINK,
+                    GA_OLD, dict(CHANGELOG, same={1: 1, 2: 2}), rule="source-renamed")
+SOURCE_RENAMED["new"] = SOURCE_RENAMED["new"].replace("MyTable", "Events")
+pairs += [SOURCE_RENAMED]
+
+# MATCH_RECOGNIZE: AFTER MATCH SKIP and the secondary ORDER BY.
+pairs += [
+    stamped("mr-after-match-skip-changed", "MATCH_RECOGNIZE: AFTER MATCH SKIP PAST LAST ROW becomes SKIP TO NEXT ROW",
+            MR_OUT, mr(), MR_OUT, mr().replace("SKIP PAST LAST ROW", "SKIP TO NEXT ROW"), dict(START, state_meaning="changed"),
+            rule="match-after-match-changed", tables=MR_TABLE, lab=MR_LAB,
+            note="the skip strategy prunes the partial matches when a match completes: the restored ones were pruned by the old one"),
+    stamped("mr-order-changed", "MATCH_RECOGNIZE: ORDER BY ts becomes ORDER BY ts, b", MR_OUT, mr(), MR_OUT,
+            mr().replace("ORDER BY ts", "ORDER BY ts, b"), dict(START, state_meaning="changed"), rule="match-order-changed",
+            tables=MR_TABLE, lab=MR_LAB,
+            note="rows waiting for the watermark are kept per timestamp and sorted when they are taken out"),
+]
+
+# Watermarks under an event-time window TVF aggregate (5 s tumbling windows on ts).
+WA_EV_OLD = WA_OLD.replace("DESCRIPTOR(pt)", "DESCRIPTOR(ts)")
+TS2 = "ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3)),\n  ts2 AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3)),\n"
+WM_DELAY = wa("wm-delay-changed", "Watermark delay 1 s becomes 2 s under an event-time window TVF aggregate", WA_OUT,
+              WA_EV_OLD, dict(WINDOW, same={3: 3, 4: 4}), old_query=WA_EV_OLD, rule="source-watermark-delay-changed",
+              lab=dict(old_seconds=12, pause_seconds=8, new_seconds=14, align_stop=[5, 3]))
+WM_DELAY["new"] = WM_DELAY["new"].replace("ts - INTERVAL '1' SECOND", "ts - INTERVAL '2' SECOND")
+WM_MOVED = wa("wm-moved", "The watermark moves from ts to ts2 (same values), the window TVF aggregate with it", WA_OUT,
+              WA_EV_OLD.replace("DESCRIPTOR(ts)", "DESCRIPTOR(ts2)"), dict(WINDOW, state_meaning="changed"), old_query=WA_EV_OLD,
+              rule="wa-time-attribute-changed", lab=dict(old_seconds=12, pause_seconds=8, new_seconds=14, align_stop=[5, 3]),
+              note="ts2 holds ts's values here, so the numbers look right; what the pair shows is that the restored windows, "
+                   "assigned by ts, are continued and fired by ts2: with columns of other values the windows mix both times")
+for side in ("old", "new"):
+    WM_MOVED[side] = WM_MOVED[side].replace("ts AS CAST(CURRENT_TIMESTAMP AS TIMESTAMP_LTZ(3)),\n", TS2)
+WM_MOVED["new"] = WM_MOVED["new"].replace("WATERMARK FOR ts AS ts -", "WATERMARK FOR ts2 AS ts2 -")
+pairs += [WM_DELAY, WM_MOVED]
+
+# Lookup join options: the lab's source caches with 'lookup.cache' = 'PARTIAL' (Flink's
+# DefaultLookupCache, in memory, not in the savepoint); a LOOKUP hint adds retries.
+CACHE = ", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-write' = '{}'"
+RETRY = ("/*+ LOOKUP('table'='dim', 'retry-predicate'='lookup_miss', 'retry-strategy'='fixed_delay', "
+         "'fixed-delay'='1s', 'max-attempts'='3') */ ")
+LJ_CACHE = lookup_ga("lj-cache-added", "Lookup join under GROUP BY a: 'lookup.cache' = 'PARTIAL' added (TTL 10 s)", LJ_GA, LJ_GA,
+                     dict(CHANGELOG, same={1: 1, 2: 2}), rule="source-option-lookup-cache-changed")
+LJ_CACHE["new"] = LJ_CACHE["new"].replace("'lab-lookup')", "'lab-lookup'" + CACHE.format("10 s") + ")")
+LJ_TTL = lookup_ga("lj-cache-ttl-changed", "Lookup join under GROUP BY a: partial cache TTL 10 s becomes 1 min", LJ_GA, LJ_GA,
+                   dict(CHANGELOG, same={1: 1, 2: 2}), rule="source-option-lookup-cache-changed")
+LJ_TTL["old"] = LJ_TTL["old"].replace("'lab-lookup')", "'lab-lookup'" + CACHE.format("10 s") + ")")
+LJ_TTL["new"] = LJ_TTL["new"].replace("'lab-lookup')", "'lab-lookup'" + CACHE.format("1 min") + ")")
+LJ_RETRY = lookup_ga("lj-retry-hint-added", "Lookup join under GROUP BY a: a LOOKUP retry hint added", LJ_GA,
+                     LJ_GA.replace("SELECT l.a", "SELECT " + RETRY + "l.a"), dict(CHANGELOG, same={1: 1, 2: 2}),
+                     rule="query-hints-changed")
+pairs += [LJ_CACHE, LJ_TTL, LJ_RETRY,
+          lookup("lj-async-retry-hint-added", "Async lookup join (rows in flight): a LOOKUP retry hint added", LJ_OUT, lj(),
+                 LJ_OUT, lj(fields=RETRY + LJ_SEL), dict(IN_FLIGHT, looked_up=[0, 3, 1]), rule="query-hints-changed")]
+
+# A filter above GROUP BY (HAVING): the aggregate's state is the same; the filter is applied to its output.
+pairs += [
+    ga("query-filter-above-added", "HAVING SUM(b) > 0 added above GROUP BY a", GA_SINK, GA_OLD + " HAVING SUM(b) > 0",
+       dict(CHANGELOG, same={1: 1, 2: 2}), rule="query-filter-above-changed"),
+    ga("query-having-changed", "HAVING COUNT(*) > 1 becomes HAVING COUNT(*) > 2", GA_SINK, GA_OLD + " HAVING COUNT(*) > 2",
+       dict(CHANGELOG, same={1: 1, 2: 2}), old_query=GA_OLD + " HAVING COUNT(*) > 1", rule="query-filter-above-changed",
+       note="keys whose count is over both limits at the savepoint: a key between them would keep at the sink the row "
+            "the old HAVING let through, whose retraction the new HAVING drops"),
+]
+
+
 class Literal(str):
     pass
 

@@ -1,7 +1,7 @@
 //! Which old query pairs with which new one, and within a pair, which old operator and source
 //! table with which new one.
 
-use super::topology;
+use super::{source_renames, topology};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use std::collections::HashMap;
 
@@ -10,6 +10,8 @@ pub struct QueryPair<'a> {
     pub new: Option<&'a QueryPlan>,
     pub operators: Vec<OperatorPair<'a>>,
     pub sources: Vec<OperatorPair<'a>>,
+    /// (old name, new name) of the sources paired under another name (see [`source_renames`]).
+    pub source_renames: Vec<(String, String)>,
     /// The other queries whose part of the job's stream graph changed (see [`topology`]).
     pub topology_changed_elsewhere: Vec<String>,
     /// Those of them translated before this query.
@@ -82,14 +84,18 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     pairs.extend(new_left.into_iter().flatten().map(|n| (None, Some(n))));
     let mut pairs: Vec<QueryPair> = pairs
         .into_iter()
-        .map(|(old, new)| QueryPair {
-            old,
-            new,
-            operators: match_operators(old, new),
-            sources: match_sources(old, new),
-            topology_changed_elsewhere: Vec::new(),
-            topology_changed_before: Vec::new(),
-            moved_among_queries: false,
+        .map(|(old, new)| {
+            let sources = match_sources(old, new);
+            QueryPair {
+                old,
+                new,
+                operators: match_operators(old, new),
+                source_renames: source_renames::of(&sources),
+                sources,
+                topology_changed_elsewhere: Vec::new(),
+                topology_changed_before: Vec::new(),
+                moved_among_queries: false,
+            }
         })
         .collect();
     let changes = topology::topology_changes(&pairs, old, new);

@@ -1,6 +1,7 @@
 //! Matches the queries and operators of the old and new plans, and assembles the facts of each
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
+pub mod hint_options;
 pub mod item_facts;
 pub mod job_facts;
 pub mod matching;
@@ -8,6 +9,7 @@ pub mod pair_facts;
 pub mod relations;
 pub mod schema;
 pub mod script_facts;
+pub mod source_renames;
 pub mod topology;
 pub mod union_lineage;
 

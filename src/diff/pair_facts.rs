@@ -2,7 +2,7 @@
 //! lists, the configuration) and a query pair (its operators, sources, output and sink).
 
 use super::matching::{operator_key, operator_kinds, OperatorPair, QueryPair};
-use super::{relations, union_lineage, Job};
+use super::{hint_options, relations, source_renames, union_lineage, Job};
 use crate::facts::aggregate::Aggregates;
 use crate::facts::job::{QueryFacts, QueryPairFacts, SourcePairFacts};
 use crate::facts::operators::ColumnDefinition;
@@ -18,13 +18,21 @@ pub struct PairFacts<W> {
 }
 
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`,
-/// and a source table pair's facts as a whole.
-pub fn operator_facts(pair: &OperatorPair, job: &Job) -> PairFacts<Option<SourcePairFacts>> {
+/// and a source table pair's facts as a whole. `renames`: the query's sources paired under
+/// another name, whose columns keep their identity.
+pub fn operator_facts(
+    pair: &OperatorPair,
+    renames: &[(String, String)],
+    job: &Job,
+) -> PairFacts<Option<SourcePairFacts>> {
     let empty = Map::new();
-    let (old, new) = union_lineage::align(
-        pair.old.map(Operator::rule_facts).unwrap_or(&empty),
-        pair.new.map(Operator::rule_facts).unwrap_or(&empty),
-    );
+    let old = pair.old.map(Operator::rule_facts).unwrap_or(&empty);
+    let old = match pair.kind() {
+        OperatorKind::Source => old.clone(),
+        _ => source_renames::align(old, renames),
+    };
+    let (old, new) =
+        union_lineage::align(&old, pair.new.map(Operator::rule_facts).unwrap_or(&empty));
     let relations = relations_of(&old, &new);
     if pair.kind() == OperatorKind::Source {
         let whole = source_pair_facts(pair);
@@ -149,6 +157,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
     } else {
         Vec::new()
     };
+    let hints = |q: Option<&QueryPlan>| q.map(|q| q.hints.clone()).unwrap_or_default();
     let (projection_changed, rows_changed, renamed_outputs) = output_facts(pair);
     let whole = QueryPairFacts {
         changed_items: own_items,
@@ -160,6 +169,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
         topology_changed_elsewhere: pair.topology_changed_elsewhere.clone(),
         topology_changed_before: pair.topology_changed_before.clone(),
         moved_among_queries: pair.moved_among_queries,
+        hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
     };
     let (old, new) = (facts::to_map(&old), facts::to_map(&new));
     let relations = relations_of(&old, &new);
@@ -215,7 +225,8 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
             continue;
         };
         let kind = operator_key(old);
-        let (old, new) = union_lineage::align(old.rule_facts(), new.rule_facts());
+        let old = source_renames::align(old.rule_facts(), &pair.source_renames);
+        let (old, new) = union_lineage::align(&old, new.rule_facts());
         // Aligning rewrites texts only: the facts read as they did before it (`fact_error`).
         let aggregates = |facts| {
             as_set(

@@ -41,7 +41,7 @@ pub fn script_facts(plan: &Plan) -> Value {
             let sources: Vec<Value> = pair
                 .sources
                 .iter()
-                .map(|s| one_side(&operator_facts(s, &job).json, "source"))
+                .map(|s| one_side(&operator_facts(s, &[], &job).json, "source"))
                 .collect();
             let operators: Vec<Value> = query
                 .operators

@@ -80,6 +80,8 @@ facts! {
         pub topology_changed_before: Vec<String>,
         /// the query's place among the queries both jobs have changed: the INSERTs were reordered
         pub moved_among_queries: bool,
+        /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
+        pub hints_changed: Vec<String>,
     }
 }
 

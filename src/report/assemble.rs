@@ -124,12 +124,17 @@ fn item_findings(
     findings
 }
 
-fn evaluate_operator(rules: &RuleSet, pair: &OperatorPair, job: &Job) -> OperatorReport {
+fn evaluate_operator(
+    rules: &RuleSet,
+    pair: &OperatorPair,
+    renames: &[(String, String)],
+    job: &Job,
+) -> OperatorReport {
     let (old_plan, new_plan) = (job.old, job.new);
     let diff::PairFacts {
         json: facts,
         whole: source_pair,
-    } = diff::operator_facts(pair, job);
+    } = diff::operator_facts(pair, renames, job);
     let kind = pair.kind();
     let operator = kind.name();
     // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
@@ -254,12 +259,12 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
     let operators: Vec<OperatorReport> = pair
         .operators
         .iter()
-        .map(|p| evaluate_operator(rules, p, job))
+        .map(|p| evaluate_operator(rules, p, &pair.source_renames, job))
         .collect();
     let sources: Vec<OperatorReport> = pair
         .sources
         .iter()
-        .map(|p| evaluate_operator(rules, p, job))
+        .map(|p| evaluate_operator(rules, p, &pair.source_renames, job))
         .collect();
     let diff::PairFacts { json: facts, whole } = diff::query_facts(pair, job);
     let mut findings = Vec::new();

@@ -7,6 +7,9 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.lookup.AsyncLookupFunctionProvider;
 import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
+import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
+import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
+import org.apache.flink.util.TimeUtils;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
@@ -35,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code 'lookup.async' = 'true'}: an asynchronous lookup (AsyncLookupFunctionProvider),
  *       else a synchronous one (LookupFunctionProvider);
  *   <li>{@code 'lookup.delay-ms' = 'N'}: an async lookup answers N ms late, so that rows are in
- *       flight (in the async operator's buffer) when a savepoint is taken.
+ *       flight (in the async operator's buffer) when a savepoint is taken;
+ *   <li>{@code 'lookup.cache' = 'PARTIAL'} with {@code 'lookup.partial-cache.expire-after-write'}:
+ *       a synchronous lookup through Flink's DefaultLookupCache (in memory, never in a savepoint).
  * </ul>
  */
 public class LabLookupFactory implements DynamicTableSourceFactory {
@@ -60,6 +65,10 @@ public class LabLookupFactory implements DynamicTableSourceFactory {
         Map<String, String> options = context.getCatalogTable().getOptions();
         boolean async = Boolean.parseBoolean(options.getOrDefault("lookup.async", "false"));
         long delay = Long.parseLong(options.getOrDefault("lookup.delay-ms", "0"));
+        String ttl =
+                "PARTIAL".equals(options.get("lookup.cache"))
+                        ? options.getOrDefault("lookup.partial-cache.expire-after-write", "1 min")
+                        : null;
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         List<String> kinds = new ArrayList<>();
         for (Column column : schema.getColumns()) {
@@ -69,17 +78,19 @@ public class LabLookupFactory implements DynamicTableSourceFactory {
             LogicalTypeRoot root = column.getDataType().getLogicalType().getTypeRoot();
             kinds.add(root == LogicalTypeRoot.INTEGER ? "int" : root == LogicalTypeRoot.BIGINT ? "bigint" : "null");
         }
-        return new Source(async, delay, kinds.toArray(new String[0]));
+        return new Source(async, delay, ttl, kinds.toArray(new String[0]));
     }
 
     static final class Source implements LookupTableSource {
         private final boolean async;
         private final long delay;
+        private final String ttl;
         private final String[] kinds;
 
-        Source(boolean async, long delay, String[] kinds) {
+        Source(boolean async, long delay, String ttl, String[] kinds) {
             this.async = async;
             this.delay = delay;
+            this.ttl = ttl;
             this.kinds = kinds;
         }
 
@@ -92,12 +103,20 @@ public class LabLookupFactory implements DynamicTableSourceFactory {
             if (async) {
                 return AsyncLookupFunctionProvider.of(new AsyncRows(kinds, keys, delay));
             }
+            if (ttl != null) {
+                return PartialCachingLookupProvider.of(
+                        new Rows(kinds, keys),
+                        DefaultLookupCache.newBuilder()
+                                .expireAfterWrite(TimeUtils.parseDuration(ttl))
+                                .maximumSize(1000)
+                                .build());
+            }
             return LookupFunctionProvider.of(new Rows(kinds, keys));
         }
 
         @Override
         public DynamicTableSource copy() {
-            return new Source(async, delay, kinds);
+            return new Source(async, delay, ttl, kinds);
         }
 
         @Override
