@@ -3,6 +3,7 @@
 
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
+use super::options_hint;
 use super::scope::{Column, PendingRank, Relation};
 use super::{
     aggregate, correlate, degrade, join, join_finish, join_nulls, match_recognize, over, pushdown,
@@ -79,8 +80,20 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .iter()
             .filter_map(|t| builder.filter_spans.get(t).copied())
             .reduce(ByteSpan::union);
+        // A table read with an OPTIONS hint is the table with those options, for this query:
+        // the hint is a fact of the source, no longer a hint the tool does not model.
+        let mut hinted_options = BTreeMap::new();
+        for (table, hint) in &builder.option_hints {
+            if let Some(Some(hint)) = hint {
+                if let Some(at) = builder.hints.iter().position(|h| *h == hint.text) {
+                    builder.hints.remove(at);
+                    hinted_options.insert(table.clone(), hint.clone());
+                }
+            }
+        }
         let source_tables = source_table::source_operators(
             &catalog,
+            &hinted_options,
             &builder.sources,
             &builder.reads.columns,
             builder.operators.iter().any(super::Operator::keeps_state),
@@ -93,14 +106,16 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
         }
-        let read: Vec<String> = relation
-            .columns
-            .iter()
-            .map(|c| c.expr.canonical())
-            .chain(relation.filters.iter().map(|f| f.canonical()))
-            .chain(builder.filter_spans.keys().cloned())
-            .collect();
-        super::prune::unread_aggregates(&mut operators, &read, one_query);
+        let reads = super::prune::QueryReads {
+            exprs: relation
+                .columns
+                .iter()
+                .map(|c| &c.expr)
+                .chain(relation.filters.iter())
+                .collect(),
+            filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
+        };
+        super::prune::unread_aggregates(&mut operators, &reads, one_query);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),
@@ -174,6 +189,9 @@ pub struct Builder<'a> {
     pub hints: Vec<String>,
     /// The views the query reads (their identities), also through other views.
     pub views: Vec<String>,
+    /// Each declared table read, with the OPTIONS hint it is read with (None: read with
+    /// different hints, or one the tool does not model).
+    pub option_hints: BTreeMap<String, Option<Option<options_hint::OptionsHint>>>,
     /// How many times each table was read so far in this query.
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
@@ -205,6 +223,7 @@ impl<'a> Builder<'a> {
             filter_spans: BTreeMap::new(),
             hints: Vec::new(),
             views: Vec::new(),
+            option_hints: BTreeMap::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             opaque_joins: Vec::new(),
@@ -886,6 +905,7 @@ impl<'a> Builder<'a> {
                     .map(|a| a.name.value.clone())
                     .unwrap_or_else(|| table_name.clone());
                 let mut relation = self.named_relation(&parts, span)?.requalify(&qualifier);
+                self.record_options_hint(&parts, self.span(name).end);
                 if let Some(alias) = alias {
                     let names: Vec<String> =
                         alias.columns.iter().map(|c| c.name.value.clone()).collect();
@@ -958,6 +978,33 @@ impl<'a> Builder<'a> {
                 self.span(other),
                 format!("the FROM item `{}`", first_words(&other.to_string())),
             )),
+        }
+    }
+
+    /// The OPTIONS hint a declared table (not a CTE or a view) is read with here, if any.
+    fn record_options_hint(&mut self, parts: &[String], name_end: usize) {
+        if let [name] = parts {
+            if self.ctes.iter().any(|scope| scope.contains_key(name)) {
+                return;
+            }
+        }
+        let identity = self.path.identity(parts);
+        if !self.catalog.tables.contains_key(&identity) {
+            return;
+        }
+        let hint = options_hint::after_table_name(self.file, name_end);
+        let unmodelled = hint.is_none()
+            && self
+                .file
+                .text
+                .get(name_end..)
+                .is_some_and(|rest| rest.trim_start().starts_with("/*+"));
+        let entry = self
+            .option_hints
+            .entry(identity)
+            .or_insert(Some(hint.clone()));
+        if unmodelled || entry.as_ref() != Some(&hint) {
+            *entry = None;
         }
     }
 

@@ -432,7 +432,7 @@ impl<'a> Converter<'a> {
                 .subqueries
                 .contains_key(&super::subquery::key(self.span(query.as_ref()))) =>
             {
-                self.subquery(rel, expr, query)?
+                self.subquery(expr, query)?
             }
             // `x > ANY (subquery)`, `x = ALL (subquery)`: the comparison with the subquery's
             // lineage (SOME is ANY).
@@ -456,7 +456,7 @@ impl<'a> Converter<'a> {
                     "ANY"
                 };
                 let subquery = match right.as_ref() {
-                    Expr::Subquery(query) => self.subquery(rel, right, query)?,
+                    Expr::Subquery(query) => self.subquery(right, query)?,
                     other => self.lineage(rel, other)?,
                 };
                 CExpr::Call {
@@ -483,13 +483,8 @@ impl<'a> Converter<'a> {
         })
     }
 
-    /// A subquery planned beforehand, by its lineage: `x IN (SUBQUERY ...)`, `EXISTS(...)`.
-    fn subquery(
-        &mut self,
-        rel: &Relation,
-        expr: &Expr,
-        query: &sqlparser::ast::Query,
-    ) -> Result<CExpr> {
+    /// A subquery planned beforehand: a scalar one by its lineage, IN / EXISTS by their join.
+    fn subquery(&mut self, expr: &Expr, query: &sqlparser::ast::Query) -> Result<CExpr> {
         let lineage = self
             .subqueries
             .get(&super::subquery::key(self.span(query)))
@@ -497,23 +492,9 @@ impl<'a> Converter<'a> {
             .unwrap_or_default();
         let subquery = CExpr::Literal(format!("(SUBQUERY {lineage})"));
         Ok(match expr {
-            Expr::In {
-                expr: left,
-                negated,
-                ..
-            } => CExpr::Call {
-                name: if *negated {
-                    "NOT IN SUBQUERY"
-                } else {
-                    "IN SUBQUERY"
-                }
-                .into(),
-                args: vec![self.lineage(rel, left)?, subquery],
-            },
-            Expr::Exists { negated, .. } => CExpr::Call {
-                name: if *negated { "NOT EXISTS" } else { "EXISTS" }.into(),
-                args: vec![subquery],
-            },
+            // The semi / anti join as planned (its kind, keys and right input): IN and EXISTS
+            // written for the same join read the same.
+            Expr::In { .. } | Expr::Exists { .. } => CExpr::Literal(format!("({lineage})")),
             _ => subquery,
         })
     }

@@ -1,16 +1,29 @@
 //! Aggregates whose results the query never reads: Flink's optimizer prunes them (a projection
 //! above the aggregate that does not read a call removes the call), so they keep no state.
 
+use super::expr::CExpr;
 use super::{Operator, OperatorKind};
 use crate::facts::aggregate::Aggregates;
 
+/// What the query reads above its stateful operators: its output columns and the filters
+/// above the sources (`exprs`, followed structurally), and the canonical text of every filter
+/// it applies (`filter_texts`, some of which only exist as text inside operators' facts).
+pub struct QueryReads<'q> {
+    pub exprs: Vec<&'q CExpr>,
+    pub filter_texts: Vec<&'q str>,
+}
+
 /// Removes from each group aggregate of one query the calls nothing above it reads: not the
-/// query's output (`read`: its columns and every filter above the sources), nor a fact of another
-/// operator. Only where the tool sees everything the query reads: not with an operator compared
-/// as a whole (its fingerprint hides what it reads), and not in a script of several queries (Flink
-/// may share one aggregate between them). Python and undeclared functions are kept (their rules
-/// speak of them whether or not they are read).
-pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query: bool) {
+/// query's output and filters, nor a fact of another operator. A call is read when its output
+/// column is: the column's value (the call, alone or inside an expression) is followed by
+/// lineage into the query's output, or into the facts of an operator above (where it is part of
+/// that operator's canonical text, as a whole name: `SUM(t.v)` is not read by `WSUM(t.v)`, nor
+/// by another aggregate computing the same call over its own input). Only where the tool sees
+/// everything the query reads: not with an operator compared as a whole (its fingerprint hides
+/// what it reads), and not in a script of several queries (Flink may share one aggregate
+/// between them). Python and undeclared functions are kept (their rules speak of them whether
+/// or not they are read).
+pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads, one_query: bool) {
     if !one_query || operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
         return;
     }
@@ -18,14 +31,7 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
         if operators[i].kind != OperatorKind::GroupAggregate {
             continue;
         }
-        let mut haystack: Vec<String> = read.to_vec();
-        for (j, other) in operators.iter().enumerate() {
-            if j != i {
-                haystack.extend(other.searchable_text());
-            }
-        }
-        let op = &mut operators[i];
-        let Ok(calls) = op.read::<Aggregates>() else {
+        let Ok(calls) = operators[i].read::<Aggregates>() else {
             continue;
         };
         let kept_anyway = [
@@ -36,14 +42,13 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
         let unread: Vec<String> = calls
             .aggregates
             .iter()
-            .filter(|a| {
-                !kept_anyway.contains(a) && !haystack.iter().any(|h| h.contains(a.as_str()))
-            })
+            .filter(|a| !kept_anyway.contains(a) && !is_read(a, i, operators, reads))
             .cloned()
             .collect();
         if unread.is_empty() {
             continue;
         }
+        let op = &mut operators[i];
         op.update(|calls: &mut Aggregates| {
             for list in [
                 &mut calls.aggregates,
@@ -57,5 +62,74 @@ pub fn unread_aggregates(operators: &mut [Operator], read: &[String], one_query:
             }
         });
         op.state_items.retain(|a| !unread.contains(a));
+    }
+}
+
+/// Whether the output of aggregate call `call` of operator `owner` is read above it.
+fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads) -> bool {
+    if reads.exprs.iter().any(|e| reads_output(e, call)) {
+        return true;
+    }
+    if reads.filter_texts.iter().any(|t| names(t, call)) {
+        return true;
+    }
+    // Operators are listed upstream first: only those after the aggregate can read its output
+    // (one beneath it, such as a Top-N whose fields the tool describes by what is read above
+    // it, does not).
+    operators.iter().skip(owner + 1).any(|other| {
+        // Another aggregate's own call of the same text computes it over its own input: it
+        // is not a read of this one's result.
+        let mut other = other.clone();
+        if other.has_aggregates() {
+            other.update(|own: &mut Aggregates| {
+                for list in [
+                    &mut own.aggregates,
+                    &mut own.plain_aggregates,
+                    &mut own.distinct_aggregates,
+                    &mut own.python_udafs,
+                    &mut own.undeclared_aggregates,
+                    &mut own.udafs,
+                ] {
+                    list.retain(|a| a != call);
+                }
+            });
+        }
+        other
+            .searchable_text()
+            .iter()
+            .any(|text| names(text, call))
+    })
+}
+
+/// Whether a value the query reads comes from the call's output column: the call itself, the
+/// aggregate's column for it (`kind[keys]:call`), or an upstream result built on it.
+fn reads_output(expr: &CExpr, call: &str) -> bool {
+    match expr {
+        CExpr::Derived(text) => names(text, call),
+        other => other.children().into_iter().any(|c| reads_output(c, call)),
+    }
+}
+
+/// Whether `text` names `call` as a whole (not as the tail or head of a longer name).
+fn names(text: &str, call: &str) -> bool {
+    let part_of_name = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '`';
+    text.match_indices(call).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + call.len()..].chars().next();
+        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn a_call_is_named_only_as_a_whole() {
+        assert!(names("group_aggregate[t.k]:SUM(t.v) BY t.k", "SUM(t.v)"));
+        assert!(names("SUM(t.v) + 1", "SUM(t.v)"));
+        assert!(!names("WSUM(t.v)", "SUM(t.v)"));
+        assert!(!names("MY_CNT(t.v)", "CNT(t.v)"));
+        assert!(!names("SUM(t.v)2", "SUM(t.v)"));
     }
 }

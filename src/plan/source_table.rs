@@ -2,30 +2,58 @@
 //! whether the new job can restore the old one's state (connector, keys, changelog mode, the
 //! columns the query reads, the watermark).
 
+use super::options_hint::OptionsHint;
 use super::{Operator, OperatorKind};
 use crate::catalog::{Catalog, Table};
 use crate::facts::operators::{ColumnDefinition, SourceFacts};
 use crate::sql::{ColumnDef, ColumnKind};
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Formats whose records are changes (inserts, updates, deletes), not appends.
 const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "changelog"];
 
 /// One operator per source table read, in order of first use.
+/// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
 pub fn source_operators(
     catalog: &Catalog,
+    hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
     reads: &BTreeSet<(String, String)>,
     feeds_state: bool,
 ) -> Vec<Operator> {
     sources
         .iter()
-        .map(|name| match catalog.tables.get(name) {
-            Some(table) => declared(table, name, reads, feeds_state),
-            None => undeclared(name, feeds_state),
+        .map(|name| match (catalog.tables.get(name), hinted.get(name)) {
+            (Some(table), Some(hint)) => {
+                declared(&with_hint(table, hint), name, reads, feeds_state)
+            }
+            (Some(table), None) => declared(table, name, reads, feeds_state),
+            (None, _) => undeclared(name, feeds_state),
         })
         .collect()
+}
+
+/// The table as the query reads it: each hinted option replaces the WITH option of the same
+/// key (keys are case-sensitive, as in Flink) or is added, pointing at the hint.
+fn with_hint(table: &Table, hint: &OptionsHint) -> Table {
+    let mut table = table.clone();
+    let def = &mut table.def;
+    for (key, value) in &hint.options {
+        match def.options.iter().position(|(k, _)| k == key) {
+            Some(at) => {
+                def.options[at].1 = value.clone();
+                if let Some(span) = def.option_spans.get_mut(at) {
+                    *span = hint.span;
+                }
+            }
+            None => {
+                def.options.push((key.clone(), value.clone()));
+                def.option_spans.push(hint.span);
+            }
+        }
+    }
+    table
 }
 
 fn undeclared(name: &str, feeds_state: bool) -> Operator {

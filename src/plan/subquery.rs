@@ -5,6 +5,7 @@
 //! an opaque operator compared by its whole lineage: the enclosing rows and the subquery's.
 
 use super::builder::{projection_exprs, Builder};
+use super::decorrelate;
 use super::scope::Relation;
 use crate::error::Result;
 use crate::source::ByteSpan;
@@ -17,6 +18,9 @@ pub struct FoundSubquery {
     pub kind: &'static str,
     pub span: ByteSpan,
     pub lineage: String,
+    /// The enclosing query's join keys (`x` of `x IN (...)`, the correlated columns of an
+    /// EXISTS), canonical; empty when not known.
+    pub keys: Vec<String>,
     /// Whether the subquery reads a window TVF (with a windowed enclosing query: a window join).
     pub windowed: bool,
 }
@@ -41,18 +45,39 @@ pub fn plan_all<'e>(
         let _ = expr.visit(&mut finder);
     }
     let mut out = Vec::new();
-    for (kind, query) in finder.found {
+    for (kind, query, in_keys) in finder.found {
+        // Where the subquery is written, before any rewrite: the key the WHERE finds it by.
+        let span = b.span(&query);
+        let (query, outer_keys) = match (in_keys, kind) {
+            (Some(keys), _) => (query, keys),
+            (None, "semi join" | "anti join") => match decorrelate::exists_as_in(&query, outer) {
+                Some(form) => (form.query, form.outer_keys),
+                None => (query, Vec::new()),
+            },
+            (None, _) => (query, Vec::new()),
+        };
+        let mut keys = Vec::new();
+        for key in &outer_keys {
+            keys.push(b.converter().expr(outer, key)?.canonical());
+        }
         b.outer.push(outer.clone());
         let relation = b.query(&query);
         b.outer.pop();
-        let span = b.span(&query);
         let relation = b.finish_rank(relation?, span)?;
         let lineage = relation.lineage();
-        b.subqueries.insert(key(span), lineage.clone());
+        // A semi / anti join is read by the WHERE as the join it is (however it is written:
+        // IN or EXISTS); a scalar subquery as the value it computes.
+        let read_as = if kind == "scalar subquery" {
+            lineage.clone()
+        } else {
+            format!("{kind} on [{}] with ({lineage})", keys.join(", "))
+        };
+        b.subqueries.insert(key(span), read_as);
         out.push(FoundSubquery {
             kind,
             span,
             lineage,
+            keys,
             windowed: relation.window.is_some(),
         });
     }
@@ -83,7 +108,12 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
     read.dedup();
     let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
     for subquery in found {
-        let description = format!("{} of ({rows}) with ({})", subquery.kind, subquery.lineage);
+        let description = format!(
+            "{} on [{}] of ({rows}) with ({})",
+            subquery.kind,
+            subquery.keys.join(", "),
+            subquery.lineage
+        );
         // A semi / anti join of two windowed inputs is Flink's window join.
         let (kind, node) = if subquery.windowed && outer.window.is_some() {
             ("window_join", "stream-exec-window-join")
@@ -102,7 +132,8 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
 
 struct Finder {
     depth: usize,
-    found: Vec<(&'static str, Query)>,
+    /// Each subquery with its kind and, for `x IN (...)`, the enclosing query's key `x`.
+    found: Vec<(&'static str, Query, Option<Vec<Expr>>)>,
 }
 
 impl Visitor for Finder {
@@ -122,20 +153,33 @@ impl Visitor for Finder {
         if self.depth > 0 {
             return ControlFlow::Continue(());
         }
+        // NOT IN is null-aware (a NULL on either side matches nothing), planned with another
+        // join condition than NOT EXISTS: not the same anti join.
         let found = match expr {
             Expr::In {
                 target: InTarget::Subquery(query),
                 negated,
+                expr: key,
                 ..
-            } => Some((if *negated { "anti join" } else { "semi join" }, query)),
-            Expr::Exists { subquery, negated } => {
-                Some((if *negated { "anti join" } else { "semi join" }, subquery))
-            }
-            Expr::Subquery(query) => Some(("scalar subquery", query)),
+            } => Some((
+                if *negated {
+                    "null-aware anti join"
+                } else {
+                    "semi join"
+                },
+                query,
+                Some(vec![key.as_ref().clone()]),
+            )),
+            Expr::Exists { subquery, negated } => Some((
+                if *negated { "anti join" } else { "semi join" },
+                subquery,
+                None,
+            )),
+            Expr::Subquery(query) => Some(("scalar subquery", query, None)),
             _ => None,
         };
-        if let Some((kind, query)) = found {
-            self.found.push((kind, query.as_ref().clone()));
+        if let Some((kind, query, keys)) = found {
+            self.found.push((kind, query.as_ref().clone(), keys));
         }
         ControlFlow::Continue(())
     }

@@ -68,8 +68,14 @@ impl RawStatement {
     }
 }
 
+/// Whitespace and comments, but not an optimizer hint (`/*+ ... */`): a hint ending a statement
+/// (`FROM t /*+ OPTIONS(...) */;`) is part of it.
 fn is_blank(token: &Token) -> bool {
-    matches!(token, Token::Whitespace(_) | Token::EOF)
+    match token {
+        Token::Whitespace(Whitespace::MultiLineComment(text)) => !text.starts_with('+'),
+        Token::Whitespace(_) | Token::EOF => true,
+        _ => false,
+    }
 }
 
 fn trimmed(file: &SourceFile, mut tokens: Vec<TokenWithSpan>) -> RawStatement {
