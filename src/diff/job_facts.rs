@@ -126,13 +126,14 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
 /// otherwise.
 fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
     use crate::plan::source_table::table_signature;
-    let used = |name: &str| {
-        [old, new].iter().any(|plan| {
-            plan.queries
-                .iter()
-                .any(|q| q.sink.as_deref() == Some(name) || q.sources.iter().any(|s| s == name))
-        })
-    };
+    // Once per job, not a scan of every query per table: a deployment declares a table per query.
+    let used_names: std::collections::HashSet<&str> = [old, new]
+        .iter()
+        .flat_map(|plan| &plan.queries)
+        .flat_map(|q| q.sink.iter().chain(&q.sources))
+        .map(String::as_str)
+        .collect();
+    let used = |name: &str| used_names.contains(name);
     let mut names: Vec<&String> = old
         .catalog
         .tables
@@ -155,13 +156,13 @@ fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
 
 /// Views no query of either job reads that were added, removed or defined otherwise.
 fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    let used = |name: &str| {
-        [old, new].iter().any(|plan| {
-            plan.queries
-                .iter()
-                .any(|q| q.views.iter().any(|v| v == name))
-        })
-    };
+    let used_names: std::collections::HashSet<&str> = [old, new]
+        .iter()
+        .flat_map(|plan| &plan.queries)
+        .flat_map(|q| &q.views)
+        .map(String::as_str)
+        .collect();
+    let used = |name: &str| used_names.contains(name);
     let definition = |plan: &Plan, name: &str| view_lineage(plan, name);
     let mut names: Vec<&String> = old
         .catalog

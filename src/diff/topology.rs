@@ -6,6 +6,7 @@
 
 use super::{operator_kinds, QueryPair};
 use crate::plan::{Plan, QueryPlan};
+use std::collections::HashMap;
 
 /// Per query pair, the other queries whose part of the stream graph changed: all of them, and
 /// those translated before it.
@@ -40,9 +41,18 @@ fn own_change(pair: &QueryPair) -> Option<String> {
 /// A query's position in the old and in the new script.
 type Positions = (Option<usize>, Option<usize>);
 
-fn position(plan: &Plan, query: Option<&QueryPlan>) -> Option<usize> {
-    let query = query?;
-    plan.queries.iter().position(|q| std::ptr::eq(q, query))
+/// Each query's position in its plan, by address: a scan per pair would make matching a job of
+/// thousands of queries quadratic.
+fn positions_of(plan: &Plan) -> HashMap<*const QueryPlan, usize> {
+    plan.queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q as *const QueryPlan, i))
+        .collect()
+}
+
+fn position(index: &HashMap<*const QueryPlan, usize>, query: Option<&QueryPlan>) -> Option<usize> {
+    index.get(&(query? as *const QueryPlan)).copied()
 }
 
 /// At most this many other queries' changes are listed per query: a rule needs to know whether
@@ -55,9 +65,10 @@ pub fn topology_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Topology
         .enumerate()
         .filter_map(|(i, p)| own_change(p).map(|c| (i, c)))
         .collect();
+    let (old_index, new_index) = (positions_of(old), positions_of(new));
     let positions: Vec<Positions> = pairs
         .iter()
-        .map(|p| (position(old, p.old), position(new, p.new)))
+        .map(|p| (position(&old_index, p.old), position(&new_index, p.new)))
         .collect();
     // The changed queries in each job's translation order.
     let in_order = |side: fn(&Positions) -> Option<usize>| {
