@@ -5,7 +5,8 @@
 //! Each built-in rule file is also read here, once, into the rule-file model
 //! (`src/rules/model.rs`) and embedded as compact JSON: a check deserializes that instead of
 //! parsing the YAML on every run. A file that does not read is embedded as YAML only, so that
-//! loading it reports the mistake at its place in the file (and the tests fail).
+//! loading it reports the mistake at its place in the file (and the tests fail). The connector
+//! tables are embedded as JSON the same way.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,37 @@ fn precompiled(root: &Path) -> String {
     code
 }
 
+/// `(path, JSON)` for every built-in connector table (a file with a top-level `connector:`)
+/// that reads as YAML: a check deserializes these instead of parsing the YAML.
+fn connector_tables(root: &Path) -> String {
+    let mut files = Vec::new();
+    yaml_files(&root.join("rules"), &mut files);
+    files.sort();
+    let mut code = String::from("&[\n");
+    for file in &files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        if !text.lines().any(|l| l.starts_with("connector:")) {
+            continue;
+        }
+        let Ok(parsed) = serde_saphyr::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        let Ok(json) = serde_json::to_string(&parsed) else {
+            continue;
+        };
+        let _ = writeln!(code, "    ({relative:?}, {json:?}),");
+    }
+    code.push(']');
+    code
+}
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
@@ -92,6 +124,11 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(out.join("builtin_rules_json.rs"), precompiled(&root))
         .expect("OUT_DIR is writable");
+    std::fs::write(
+        out.join("builtin_connectors_json.rs"),
+        connector_tables(&root),
+    )
+    .expect("OUT_DIR is writable");
     let cases = format!(
         "/// The case files built into the binary: (path, contents).\npub const CASES: &[(&str, &str)] = {};\n",
         embedded(&root, "cases")

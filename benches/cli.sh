@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times the whole command-line process (release build).
 #
-# 1. The CPU time of the documentation example pair, the mean of 200 processes.
+# 1. The CPU time of the documentation example pair, the mean of 200 processes, and the
+#    instructions one process executes (valgrind's callgrind, when installed: repeatable under
+#    load, unlike times).
 # 2. Generated deployments of 1,000, 10,000 and 40,000 INSERT statements (`benches/cli.sh N...`
 #    for other sizes): the whole check against parsing alone (`examples/parse_only.rs`: the same
 #    two scripts, tokenized, split and parsed by the check's front end, nothing else), side by
@@ -39,6 +41,11 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 else
   /usr/bin/time -f '%U %S' -o "$work/time" bash -c "for _ in \$(seq 200); do $bin check examples/old.sql examples/new.sql >/dev/null || true; done"
   awk '{ printf "documentation pair: %.2f ms of CPU per process (mean of 200)\n", ($1 + $2) * 1000 / 200 }' "$work/time"
+fi
+
+if command -v valgrind >/dev/null; then
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" check examples/old.sql examples/new.sql >/dev/null 2>"$work/callgrind" || true
+  awk '/Collected/ { printf "documentation pair: %.1f million instructions per process (callgrind)\n", $NF / 1e6 }' "$work/callgrind"
 fi
 
 printf '%-9s %10s %10s %6s %12s %10s %10s %6s\n' queries parse_cpu check_cpu ratio us/query parse_rss check_rss ratio

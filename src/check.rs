@@ -101,6 +101,39 @@ pub fn check_before_exit(
     Ok(report)
 }
 
+/// The operator kinds of a pair of plans: whose rules a comparison of them can fire (with
+/// [`crate::rules::ALWAYS_LOADED`]).
+pub fn operator_kinds(plans: &[&Plan]) -> std::collections::BTreeSet<&'static str> {
+    plans
+        .iter()
+        .flat_map(|plan| &plan.queries)
+        .flat_map(|query| query.operators.iter().chain(&query.source_tables))
+        .map(|operator| operator.kind.name())
+        .collect()
+}
+
+/// [`check_before_exit`] with the rules loaded once the scripts are planned, by `load`, for
+/// the operator kinds they have (see [`crate::rules::RuleSet::load_for_kinds`]). When a script
+/// does not plan, the rules are still loaded (for no kinds), so that a mistake in them is
+/// reported first, as when they are loaded before.
+pub fn check_loading_rules(
+    old: SourceFile,
+    new: SourceFile,
+    overrides: &[(String, String)],
+    load: impl FnOnce(&std::collections::BTreeSet<&str>) -> Result<RuleSet>,
+) -> Result<(RuleSet, Result<Report>)> {
+    let plans = match plan_pair(old, new, overrides) {
+        Ok(plans) => plans,
+        Err(e) => return Ok((load(&Default::default())?, Err(e))),
+    };
+    let rules = load(&operator_kinds(&[&plans.0, &plans.1]))?;
+    let report = compare(&plans.0, &plans.1, &rules);
+    if EXIT_AFTER_REPORT.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(plans);
+    }
+    Ok((rules, Ok(report)))
+}
+
 /// Parses and plans both scripts, on one planner stack.
 pub fn plan_pair(
     old: SourceFile,

@@ -2,7 +2,7 @@
 //! the configuration's overrides for its path), applies the allows, and keeps one result per job.
 
 use super::Job;
-use crate::check::{check, check_before_exit};
+use crate::check::{check, check_before_exit, check_loading_rules};
 use crate::config_file::Config;
 use crate::error::Result;
 pub use crate::report::jobs::{Batch, JobResult, Outcome};
@@ -41,32 +41,50 @@ pub fn run(jobs: Vec<Job>, base: &Settings, config: Option<&Config>) -> Result<B
                 settings.rules.extend(o.rules.iter().cloned());
             }
         }
-        let key = (settings.engine.clone(), settings.rules.clone());
-        let rules = match keys.iter().position(|k| *k == key) {
-            Some(i) => i,
-            None => {
-                batch
-                    .rule_sets
-                    .push(RuleSet::load_engine(&settings.engine, &settings.rules)?);
-                keys.push(key);
-                keys.len() - 1
+        let mut job = job;
+        // A single pair loads only the rules its operator kinds can fire, once it is planned.
+        let single = count == 1 && job.error.is_none() && job.old.is_some() && job.new.is_some();
+        let (rules, checked) = match (&job.old, &job.new) {
+            (Some(old), Some(new)) if single => {
+                let (set, checked) =
+                    check_loading_rules(old.clone(), new.clone(), &settings.set, |kinds| {
+                        RuleSet::load_for_kinds(&settings.engine, &settings.rules, kinds)
+                    })?;
+                batch.rule_sets.push(set);
+                (batch.rule_sets.len() - 1, Some(checked))
+            }
+            _ => {
+                let key = (settings.engine.clone(), settings.rules.clone());
+                let rules = match keys.iter().position(|k| *k == key) {
+                    Some(i) => i,
+                    None => {
+                        batch
+                            .rule_sets
+                            .push(RuleSet::load_engine(&settings.engine, &settings.rules)?);
+                        keys.push(key);
+                        keys.len() - 1
+                    }
+                };
+                (rules, None)
             }
         };
-        let mut job = job;
         let outcome = match (job.error.take(), &job.old, &job.new) {
             (Some(e), _, _) => Outcome::Failed(e),
             (None, Some(old), Some(new)) => {
-                let check = if index + 1 == count {
-                    check_before_exit
-                } else {
-                    check
-                };
-                match check(
-                    old.clone(),
-                    new.clone(),
-                    &settings.set,
-                    &batch.rule_sets[rules],
-                ) {
+                let checked = checked.unwrap_or_else(|| {
+                    let check = if index + 1 == count {
+                        check_before_exit
+                    } else {
+                        check
+                    };
+                    check(
+                        old.clone(),
+                        new.clone(),
+                        &settings.set,
+                        &batch.rule_sets[rules],
+                    )
+                });
+                match checked {
                     Ok(mut report) => {
                         let indices = config
                             .map(|c| c.allows_for(&job.location))

@@ -50,6 +50,11 @@ pub struct Connectors {
     tables: BTreeMap<String, ConnectorFile>,
 }
 
+/// The built-in connector tables as `build.rs` read them from their YAML, as JSON: (path,
+/// JSON). Deserializing these is what a check costs instead of parsing the YAML.
+const PRECOMPILED: &[(&str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/builtin_connectors_json.rs"));
+
 /// The built-in connector tables: `rules/connectors/*.yaml`.
 pub fn builtin() -> &'static Connectors {
     static BUILTIN: OnceLock<Connectors> = OnceLock::new();
@@ -57,8 +62,17 @@ pub fn builtin() -> &'static Connectors {
         let mut connectors = Connectors::default();
         for (path, text) in crate::yaml::BUILTIN {
             if path.starts_with("rules/connectors/") {
-                // Checked by a unit test: a broken built-in table is a build-time mistake.
-                let _ = connectors.load(&SourceFile::new(*path, *text));
+                let precompiled = PRECOMPILED
+                    .iter()
+                    .find(|(p, _)| p == path)
+                    .and_then(|(_, json)| serde_json::from_str::<ConnectorFile>(json).ok());
+                match precompiled {
+                    Some(table) => connectors.insert(table),
+                    // Checked by a unit test: a broken built-in table is a build-time mistake.
+                    None => {
+                        let _ = connectors.load(&SourceFile::new(*path, *text));
+                    }
+                }
             }
         }
         connectors
@@ -74,10 +88,14 @@ impl Connectors {
     /// Adds a connector table; a later table for the same connector replaces it.
     pub fn load(&mut self, file: &SourceFile) -> Result<()> {
         let table: ConnectorFile = parse_yaml(file, "connector")?;
+        self.insert(table);
+        Ok(())
+    }
+
+    fn insert(&mut self, table: ConnectorFile) {
         for name in std::iter::once(&table.connector).chain(&table.aliases) {
             self.tables.insert(name.to_lowercase(), table.clone());
         }
-        Ok(())
     }
 
     pub fn table(&self, connector: &str) -> Option<&ConnectorFile> {
@@ -160,6 +178,24 @@ mod tests {
         ] {
             assert!(builtin().table(name).is_some(), "{name} has no table");
         }
+    }
+
+    #[test]
+    fn precompiled_tables_are_the_tables_of_the_yaml() {
+        let mut from_yaml = Connectors::default();
+        for (path, text) in crate::yaml::BUILTIN {
+            if path.starts_with("rules/connectors/") {
+                assert!(
+                    PRECOMPILED.iter().any(|(p, _)| p == path),
+                    "{path}: build.rs did not read it"
+                );
+                let _ = from_yaml.load(&SourceFile::new(*path, *text));
+            }
+        }
+        assert_eq!(
+            format!("{:?}", builtin().tables),
+            format!("{:?}", from_yaml.tables)
+        );
     }
 
     #[test]

@@ -72,11 +72,15 @@ pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
         }
         rest.push(term.clone());
     }
+    // What an EXISTS selects is not read, but a column it names must still exist: only a
+    // subquery selecting constants or `*` is rewritten (the rewrite drops the SELECT list, and
+    // with it the check that `SELECT v.no_such_column` is a mistake).
     if outer_keys.is_empty()
-        || select.projection.iter().any(|item| match item {
+        || !select.projection.iter().all(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                reads_outer(e, &is_outer)
+                matches!(e, Expr::Value(_))
             }
+            SelectItem::Wildcard(_) => true,
             _ => false,
         })
     {

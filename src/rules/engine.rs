@@ -18,6 +18,10 @@ pub fn fire<'r>(
     operator: &'r str,
     facts: &Value,
 ) -> Vec<(&'r Rule, Vec<String>)> {
+    debug_assert!(
+        rules.has_kind(operator),
+        "the rules of {operator} were not loaded"
+    );
     let changes = rules
         .changes
         .get(operator)

@@ -12,7 +12,7 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::verdict::Verdict;
 pub use crate::yaml::{parse_yaml, raw_offset};
 use serde_saphyr::{Location, Spanned};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Byte offset of a YAML value, pointing past the quote or block indicator that opens it.
 fn value_offset(file: &SourceFile, location: &Location) -> usize {
@@ -80,13 +80,19 @@ pub fn load_file(file: &SourceFile, set: &mut RuleSet) -> Result<()> {
             );
         }
     };
-    load_parsed(file, &parsed, set)
+    load_parsed(file, &parsed, None, set)
 }
 
 /// Compiles a built-in rule file from the model `build.rs` read it into (no YAML to parse);
 /// from its YAML when there is none, or when it does not compile, so that every mistake is
 /// reported at its place in the file (the JSON form has no positions).
-pub fn load_builtin(path: &str, text: &str, set: &mut RuleSet) -> Result<()> {
+/// Only the kinds in `only` are compiled, when given (a family's other kinds are left out).
+pub fn load_builtin(
+    path: &str,
+    text: &str,
+    only: Option<&BTreeSet<&str>>,
+    set: &mut RuleSet,
+) -> Result<()> {
     #[cfg(test)]
     if tests::YAML_ONLY.get() {
         return load_file(&SourceFile::new(path, text), set);
@@ -97,7 +103,7 @@ pub fn load_builtin(path: &str, text: &str, set: &mut RuleSet) -> Result<()> {
         .and_then(|(_, json)| serde_json::from_str::<RuleFile>(json).ok());
     if let Some(parsed) = parsed {
         // A failure fails the whole load; the YAML pass below only locates its mistakes.
-        if load_parsed(&SourceFile::new(path, ""), &parsed, set).is_ok() {
+        if load_parsed(&SourceFile::new(path, ""), &parsed, only, set).is_ok() {
             return Ok(());
         }
     }
@@ -105,7 +111,12 @@ pub fn load_builtin(path: &str, text: &str, set: &mut RuleSet) -> Result<()> {
 }
 
 /// Compiles the rules of a read rule file into `set`.
-fn load_parsed(file: &SourceFile, parsed: &RuleFile, set: &mut RuleSet) -> Result<()> {
+fn load_parsed(
+    file: &SourceFile,
+    parsed: &RuleFile,
+    only: Option<&BTreeSet<&str>>,
+    set: &mut RuleSet,
+) -> Result<()> {
     let kinds: Vec<(String, Spanned<String>, BTreeMap<String, String>)> =
         match (&parsed.operator, &parsed.family) {
             (Some(operator), None) => vec![(operator.value.clone(), operator.clone(), BTreeMap::new())],
@@ -130,6 +141,9 @@ fn load_parsed(file: &SourceFile, parsed: &RuleFile, set: &mut RuleSet) -> Resul
         };
     let mut errors = Vec::new();
     for (operator, at, vars) in &kinds {
+        if only.is_some_and(|only| !only.contains(operator.as_str())) {
+            continue;
+        }
         if let Err(e) = load_kind(file, parsed, operator, at, vars, set) {
             errors.push(e);
         }
@@ -567,6 +581,41 @@ mod tests {
                 rule_file,
                 "{path}: build.rs did not read it into the rule-file model"
             );
+        }
+    }
+
+    #[test]
+    fn rules_loaded_for_some_kinds_are_those_of_the_whole_set() {
+        let none: &[&std::path::Path] = &[];
+        for name in profile::builtin().expect("the profiles load").keys() {
+            let all = RuleSet::load_engine(name, none).expect("the built-in rules load");
+            for kind in crate::plan::OperatorKind::ALL {
+                let kinds = std::collections::BTreeSet::from([kind.name()]);
+                let some = RuleSet::load_for_kinds(name, none, &kinds).expect("they load");
+                let expected: Vec<_> = all
+                    .rules
+                    .iter()
+                    .filter(|r| some.has_kind(&r.operator))
+                    .collect();
+                let loaded: Vec<_> = some.rules.iter().collect();
+                assert_eq!(
+                    format!("{expected:?}"),
+                    format!("{loaded:?}"),
+                    "{name} {kind:?}"
+                );
+                let expected: Vec<_> = all
+                    .changes
+                    .iter()
+                    .filter(|(k, _)| some.has_kind(k))
+                    .collect();
+                let loaded: Vec<_> = some.changes.iter().collect();
+                assert_eq!(
+                    format!("{expected:?}"),
+                    format!("{loaded:?}"),
+                    "{name} {kind:?}"
+                );
+                assert!(some.rules.iter().any(|r| r.operator == "query"), "{name}");
+            }
         }
     }
 

@@ -156,8 +156,9 @@ impl Rule {
     }
 }
 
-/// The operators whose rules every check evaluates.
-const ALWAYS_LOADED: [&str; 2] = ["query", "source"];
+/// The kinds whose rules every check evaluates, whatever operators its plans have: the
+/// whole query, its source tables, and the changed configuration keys and table options.
+pub const ALWAYS_LOADED: [&str; 4] = ["query", "source", "config_key", "table_option"];
 
 /// The `operator:` of a rule file, read from its text without parsing it (a line at the
 /// file's top level); `None` when there is no such line, and then the file is loaded.
@@ -184,6 +185,8 @@ pub struct RuleSet {
     pub changes: BTreeMap<String, Vec<(String, Predicate)>>,
     /// What each connector's WITH options mean (built in, then the user's connector tables).
     pub connectors: crate::catalog::connectors::Connectors,
+    /// The kinds whose rules were loaded, when not all ([`RuleSet::load_for_kinds`]).
+    pub only_kinds: Option<BTreeSet<String>>,
 }
 
 impl RuleSet {
@@ -219,6 +222,30 @@ impl RuleSet {
         RuleSet::load_filtered(engine, dirs, None)
     }
 
+    /// The rules a check of plans with these operator kinds can fire (and those of
+    /// [`ALWAYS_LOADED`]): the built-in rules of other kinds are neither compiled nor
+    /// type-checked, which is most of a small check's cost. With rule directories every rule
+    /// is loaded, so that the user's files are validated whole.
+    pub fn load_for_kinds(
+        engine: &str,
+        dirs: &[impl AsRef<Path>],
+        kinds: &BTreeSet<&str>,
+    ) -> Result<RuleSet> {
+        if !dirs.is_empty() {
+            return RuleSet::load_engine(engine, dirs);
+        }
+        let mut kinds = kinds.clone();
+        kinds.extend(ALWAYS_LOADED);
+        let mut set = RuleSet::load_filtered(engine, dirs, Some(&kinds))?;
+        set.only_kinds = Some(kinds.iter().map(|k| k.to_string()).collect());
+        Ok(set)
+    }
+
+    /// Whether the rules of this kind were loaded.
+    pub fn has_kind(&self, kind: &str) -> bool {
+        self.only_kinds.as_ref().is_none_or(|k| k.contains(kind))
+    }
+
     fn load_filtered(
         engine: &str,
         dirs: &[impl AsRef<Path>],
@@ -233,9 +260,7 @@ impl RuleSet {
         let mut errors = Vec::new();
         let profiles = profile::builtin()?;
         let wanted = |text: &str| match (operators, operator_of(text)) {
-            (Some(operators), Some(operator)) => {
-                operators.contains(operator) || ALWAYS_LOADED.contains(&operator)
-            }
+            (Some(operators), Some(operator)) => operators.contains(operator),
             _ => true,
         };
         for profile in profile::chain(&profiles, engine)? {
@@ -256,7 +281,7 @@ impl RuleSet {
                 if !wanted(text) {
                     continue;
                 }
-                if let Err(e) = load::load_builtin(name, text, &mut set) {
+                if let Err(e) = load::load_builtin(name, text, operators, &mut set) {
                     errors.push(e);
                 }
             }
