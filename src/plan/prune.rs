@@ -94,10 +94,7 @@ fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads)
                 }
             });
         }
-        other
-            .searchable_text()
-            .iter()
-            .any(|text| names(text, call))
+        other.searchable_text().iter().any(|text| names(text, call))
     })
 }
 
