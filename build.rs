@@ -53,28 +53,40 @@ fn embedded(root: &Path, dir: &str) -> String {
 #[path = "src/rules/model.rs"]
 mod model;
 
-/// `(path, JSON)` for every built-in rule file (not a profile or connector table) that reads
-/// into the rule-file model.
-fn precompiled(root: &Path) -> String {
+/// `(path relative to the root, text)` of every YAML file under `rules/`, in path order.
+fn rule_yaml_texts(root: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     yaml_files(&root.join("rules"), &mut files);
     files.sort();
+    files
+        .iter()
+        .filter_map(|file| {
+            let relative = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            Some((relative, std::fs::read_to_string(file).ok()?))
+        })
+        .collect()
+}
+
+fn is_connector_table(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("connector:"))
+}
+
+/// `&[(path, JSON), ...]` of the built-in files `keep` selects, read as `T`: a file that does not
+/// read is left out (it is loaded from its YAML, with located errors).
+fn as_json<T: serde::de::DeserializeOwned + serde::Serialize>(
+    root: &Path,
+    keep: impl Fn(&str, &str) -> bool,
+) -> String {
     let mut code = String::from("&[\n");
-    for file in &files {
-        let relative = file
-            .strip_prefix(root)
-            .unwrap_or(file)
-            .to_string_lossy()
-            .replace('\\', "/");
-        let Ok(text) = std::fs::read_to_string(file) else {
-            continue;
-        };
-        let is_rule_file = !relative.ends_with("/profile.yaml")
-            && !text.lines().any(|l| l.starts_with("connector:"));
-        if !is_rule_file {
+    for (relative, text) in rule_yaml_texts(root) {
+        if !keep(&relative, &text) {
             continue;
         }
-        let Ok(parsed) = serde_saphyr::from_str::<model::RuleFile>(&text) else {
+        let Ok(parsed) = serde_saphyr::from_str::<T>(&text) else {
             continue;
         };
         let Ok(json) = serde_json::to_string(&parsed) else {
@@ -86,35 +98,18 @@ fn precompiled(root: &Path) -> String {
     code
 }
 
+/// `(path, JSON)` for every built-in rule file (not a profile or connector table) that reads
+/// into the rule-file model.
+fn precompiled(root: &Path) -> String {
+    as_json::<model::RuleFile>(root, |relative, text| {
+        !relative.ends_with("/profile.yaml") && !is_connector_table(text)
+    })
+}
+
 /// `(path, JSON)` for every built-in connector table (a file with a top-level `connector:`)
 /// that reads as YAML: a check deserializes these instead of parsing the YAML.
 fn connector_tables(root: &Path) -> String {
-    let mut files = Vec::new();
-    yaml_files(&root.join("rules"), &mut files);
-    files.sort();
-    let mut code = String::from("&[\n");
-    for file in &files {
-        let relative = file
-            .strip_prefix(root)
-            .unwrap_or(file)
-            .to_string_lossy()
-            .replace('\\', "/");
-        let Ok(text) = std::fs::read_to_string(file) else {
-            continue;
-        };
-        if !text.lines().any(|l| l.starts_with("connector:")) {
-            continue;
-        }
-        let Ok(parsed) = serde_saphyr::from_str::<serde_json::Value>(&text) else {
-            continue;
-        };
-        let Ok(json) = serde_json::to_string(&parsed) else {
-            continue;
-        };
-        let _ = writeln!(code, "    ({relative:?}, {json:?}),");
-    }
-    code.push(']');
-    code
+    as_json::<serde_json::Value>(root, |_, text| is_connector_table(text))
 }
 
 fn main() {

@@ -42,7 +42,7 @@ pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
     let is_outer = |q: &str| !inner.iter().any(|n| n == q) && outer.has_qualifier(q);
     let mut terms = Vec::new();
     if let Some(selection) = &select.selection {
-        conjuncts(selection, &mut terms);
+        terms.extend(super::rank::conjuncts(selection));
     }
     let mut outer_keys = Vec::new();
     let mut inner_keys = Vec::new();
@@ -100,21 +100,6 @@ pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
     let mut query = query.clone();
     query.body = Box::new(SetExpr::Select(Box::new(select)));
     Some(InForm { outer_keys, query })
-}
-
-fn conjuncts<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match expr {
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        Expr::Nested(inner) => conjuncts(inner, out),
-        other => out.push(other),
-    }
 }
 
 /// The names the subquery's FROM gives its tables (aliases, else the table's last name part);
