@@ -206,7 +206,7 @@ fn load_kind(
         ));
     };
     let verdict_by = parsed.verdict_by.as_ref().map(|v| v.value.clone());
-    if let Some(path) = &parsed.verdict_by {
+    if let Some(path) = parsed.verdict_by.as_ref().filter(|_| !set.defer_compiling) {
         if let Err(e) = Predicate::compile(&format!("{} == ''", path.value), &schema) {
             errors.push(dsl_error(file, path, e));
         }
@@ -249,6 +249,7 @@ fn load_kind(
             verdict_by.as_deref(),
             def,
             base.as_ref(),
+            set.defer_compiling,
         ) {
             Ok(rule) => set.insert(rule),
             Err(rule_errors) => errors.extend(rule_errors),
@@ -325,6 +326,7 @@ fn compile_rule(
     verdict_by: Option<&str>,
     def: &RuleDef,
     base: Option<&Rule>,
+    defer: bool,
 ) -> std::result::Result<Rule, Vec<Error>> {
     let mut errors = Vec::new();
     // A rule adjusting a renamed rule by its former id (an alias) adjusts that rule.
@@ -389,6 +391,7 @@ fn compile_rule(
         None => base.map(|b| b.change.clone()),
     };
     let when = match &def.when {
+        Some(when) if defer => Some(Predicate::deferred(&when.value)),
         Some(when) => Predicate::compile(&when.value, schema)
             .map_err(|e| errors.push(dsl_error(file, when, e)))
             .ok(),
@@ -399,13 +402,14 @@ fn compile_rule(
         },
     };
     let message = match &def.message {
+        Some(message) if defer => Some(Template::deferred(&message.value)),
         Some(message) => Template::compile(&message.value, schema)
             .map_err(|e| errors.push(dsl_error(file, message, e)))
             .ok(),
         None => base.map(|b| b.message.clone()),
     };
     let own_verdict_by = def.verdict_by.as_ref().map(|v| v.value.clone());
-    if let Some(path) = &def.verdict_by {
+    if let Some(path) = def.verdict_by.as_ref().filter(|_| !defer) {
         if let Err(e) = Predicate::compile(&format!("{} == {}", path.value, path.value), schema) {
             errors.push(dsl_error(file, path, e));
         }
@@ -597,6 +601,12 @@ mod tests {
                     .iter()
                     .filter(|r| some.has_kind(&r.operator))
                     .collect();
+                // A filtered load defers parsing `when` and messages: parsed, they are the
+                // whole set's (which were compiled and type-checked).
+                for rule in &some.rules {
+                    rule.when.paths();
+                    rule.message.paths();
+                }
                 let loaded: Vec<_> = some.rules.iter().collect();
                 assert_eq!(
                     format!("{expected:?}"),

@@ -187,6 +187,9 @@ pub struct RuleSet {
     pub connectors: crate::catalog::connectors::Connectors,
     /// The kinds whose rules were loaded, when not all ([`RuleSet::load_for_kinds`]).
     pub only_kinds: Option<BTreeSet<String>>,
+    /// Built-in rules only, for one check: each rule's `when` and message are parsed when the
+    /// rule is first evaluated, not at load ([`dsl::Predicate::deferred`]).
+    defer_compiling: bool,
 }
 
 impl RuleSet {
@@ -255,6 +258,7 @@ impl RuleSet {
             engine: engine.to_string(),
             extra_dirs: dirs.iter().map(|d| d.as_ref().to_path_buf()).collect(),
             connectors: crate::catalog::connectors::builtin().clone(),
+            defer_compiling: operators.is_some() && dirs.is_empty(),
             ..Default::default()
         };
         let mut errors = Vec::new();

@@ -24,6 +24,7 @@ mod typecheck;
 mod tests;
 
 use serde::Serialize;
+use std::sync::OnceLock;
 
 pub use schema::{FactSchema, FactType};
 pub(crate) use suggest::nearest;
@@ -78,7 +79,8 @@ impl DslError {
 #[derive(Debug, Clone)]
 pub struct Predicate {
     source: String,
-    expr: ast::Expr,
+    /// `None` inside: a deferred predicate that does not parse (never a built-in one).
+    expr: OnceLock<Option<ast::Expr>>,
 }
 
 impl Predicate {
@@ -88,21 +90,41 @@ impl Predicate {
         typecheck::check_predicate(&expr, schema)?;
         Ok(Predicate {
             source: src.to_owned(),
-            expr,
+            expr: OnceLock::from(Some(expr)),
         })
     }
 
+    /// A built-in predicate, parsed when it is first evaluated: most rules of a check never
+    /// are, and every built-in predicate is compiled and type-checked whole by the tests (and
+    /// by every load with rule directories or of a batch).
+    pub fn deferred(src: &str) -> Predicate {
+        Predicate {
+            source: src.to_owned(),
+            expr: OnceLock::new(),
+        }
+    }
+
+    fn expr(&self) -> Option<&ast::Expr> {
+        self.expr
+            .get_or_init(|| parser::parse_predicate(&self.source).ok())
+            .as_ref()
+    }
+
     /// Evaluates the predicate. Absent facts read as `null`; see `eval` for
-    /// how each operator treats `null`.
+    /// how each operator treats `null`. A deferred predicate that does not parse holds: its
+    /// rule fires rather than stays silent.
     pub fn eval(&self, facts: &serde_json::Value) -> bool {
-        eval::eval_predicate(&self.expr, facts)
+        self.expr()
+            .is_none_or(|expr| eval::eval_predicate(expr, facts))
     }
 
     /// Every fact path the predicate reads, without duplicates, in order of
     /// first appearance.
     pub fn paths(&self) -> Vec<String> {
         let mut paths = Vec::new();
-        self.expr.collect_paths(&mut paths);
+        if let Some(expr) = self.expr() {
+            expr.collect_paths(&mut paths);
+        }
         paths
     }
 

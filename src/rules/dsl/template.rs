@@ -2,6 +2,7 @@
 
 use super::schema::CheckPath;
 use serde_json::Value;
+use std::sync::OnceLock;
 
 use super::{json, parser, DslError, FactSchema, Span};
 
@@ -11,7 +12,8 @@ use super::{json, parser, DslError, FactSchema, Span};
 #[derive(Debug, Clone)]
 pub struct Template {
     source: String,
-    parts: Vec<Part>,
+    /// Filled when first rendered for a deferred template.
+    parts: OnceLock<Vec<Part>>,
 }
 
 #[derive(Debug, Clone)]
@@ -23,50 +25,24 @@ enum Part {
 impl Template {
     /// Parses `src` and checks every placeholder's path against `schema`.
     pub fn compile(src: &str, schema: &FactSchema) -> Result<Template, DslError> {
-        parser::check_length(src, "template")?;
-        let mut parts = Vec::new();
-        let mut text = String::new();
-        let mut position = 0;
-        while let Some(offset) = src[position..].find(['{', '}']) {
-            let brace_at = position + offset;
-            text.push_str(&src[position..brace_at]);
-            let after_brace = brace_at + 1;
-            let brace = &src[brace_at..after_brace];
-            if src[after_brace..].starts_with(brace) {
-                text.push_str(brace);
-                position = after_brace + 1;
-                continue;
-            }
-            if brace == "}" {
-                return Err(
-                    DslError::new(Span::new(brace_at, after_brace), "unmatched `}`")
-                        .with_help("write `}}` for a literal brace"),
-                );
-            }
-            let close_at = src[after_brace..]
-                .find(['{', '}'])
-                .map(|offset| after_brace + offset)
-                .filter(|&at| src[at..].starts_with('}'))
-                .ok_or_else(|| {
-                    DslError::new(Span::new(brace_at, after_brace), "unclosed `{`").with_help(
-                        "close the placeholder with `}`, or write `{{` for a literal brace",
-                    )
-                })?;
-            let path = parser::parse_lone_path(&src[after_brace..close_at], after_brace)?;
-            schema.check_path(&path, Span::new(brace_at, close_at + 1))?;
-            if !text.is_empty() {
-                parts.push(Part::Text(std::mem::take(&mut text)));
-            }
-            parts.push(Part::Fact(path));
-            position = close_at + 1;
-        }
-        text.push_str(&src[position..]);
-        if !text.is_empty() {
-            parts.push(Part::Text(text));
-        }
         Ok(Template {
             source: src.to_owned(),
-            parts,
+            parts: OnceLock::from(parse(src, Some(schema))?),
+        })
+    }
+
+    /// A built-in template, parsed when it is first rendered (see `Predicate::deferred`). One
+    /// that does not parse (never a built-in one) renders as its own text.
+    pub fn deferred(src: &str) -> Template {
+        Template {
+            source: src.to_owned(),
+            parts: OnceLock::new(),
+        }
+    }
+
+    fn parts(&self) -> &[Part] {
+        self.parts.get_or_init(|| {
+            parse(&self.source, None).unwrap_or_else(|_| vec![Part::Text(self.source.clone())])
         })
     }
 
@@ -77,7 +53,7 @@ impl Template {
     /// [`render_value`]), never as JSON.
     pub fn render(&self, facts: &Value) -> String {
         let mut out = String::new();
-        for part in &self.parts {
+        for part in self.parts() {
             match part {
                 Part::Text(text) => out.push_str(text),
                 Part::Fact(path) => match json::lookup(facts, path) {
@@ -97,7 +73,7 @@ impl Template {
     /// Every path the template reads, without duplicates, in order of first appearance.
     pub fn paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = Vec::new();
-        for part in &self.parts {
+        for part in self.parts() {
             if let Part::Fact(path) = part {
                 if !paths.contains(path) {
                     paths.push(path.clone());
@@ -110,6 +86,53 @@ impl Template {
     pub fn source(&self) -> &str {
         &self.source
     }
+}
+
+/// The parts of template `src`, every placeholder's path checked against `schema` when given.
+fn parse(src: &str, schema: Option<&FactSchema>) -> Result<Vec<Part>, DslError> {
+    parser::check_length(src, "template")?;
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut position = 0;
+    while let Some(offset) = src[position..].find(['{', '}']) {
+        let brace_at = position + offset;
+        text.push_str(&src[position..brace_at]);
+        let after_brace = brace_at + 1;
+        let brace = &src[brace_at..after_brace];
+        if src[after_brace..].starts_with(brace) {
+            text.push_str(brace);
+            position = after_brace + 1;
+            continue;
+        }
+        if brace == "}" {
+            return Err(
+                DslError::new(Span::new(brace_at, after_brace), "unmatched `}`")
+                    .with_help("write `}}` for a literal brace"),
+            );
+        }
+        let close_at = src[after_brace..]
+            .find(['{', '}'])
+            .map(|offset| after_brace + offset)
+            .filter(|&at| src[at..].starts_with('}'))
+            .ok_or_else(|| {
+                DslError::new(Span::new(brace_at, after_brace), "unclosed `{`")
+                    .with_help("close the placeholder with `}`, or write `{{` for a literal brace")
+            })?;
+        let path = parser::parse_lone_path(&src[after_brace..close_at], after_brace)?;
+        if let Some(schema) = schema {
+            schema.check_path(&path, Span::new(brace_at, close_at + 1))?;
+        }
+        if !text.is_empty() {
+            parts.push(Part::Text(std::mem::take(&mut text)));
+        }
+        parts.push(Part::Fact(path));
+        position = close_at + 1;
+    }
+    text.push_str(&src[position..]);
+    if !text.is_empty() {
+        parts.push(Part::Text(text));
+    }
+    Ok(parts)
 }
 
 /// A value as text, the way a Flink user writes it: a window as `TUMBLE 5 min on ts`, an
