@@ -2,7 +2,8 @@
 //! lists, the configuration) and a query pair (its operators, sources, output and sink).
 
 use super::matching::{operator_key, operator_kinds, OperatorPair, QueryPair};
-use super::{hint_options, relations, source_renames, union_lineage, Job};
+use super::relations::{self, ListRelation};
+use super::{hint_options, source_renames, union_lineage, Job};
 use crate::facts::aggregate::Aggregates;
 use crate::facts::job::{QueryFacts, QueryPairFacts, SourcePairFacts};
 use crate::facts::operators::ColumnDefinition;
@@ -17,6 +18,45 @@ pub struct PairFacts<W> {
     pub whole: W,
 }
 
+/// An operator pair's facts: those of [`PairFacts`], and the aggregates of both sides.
+pub struct OperatorPairFacts {
+    pub json: Value,
+    /// A source table pair's facts as a whole.
+    pub source: Option<SourcePairFacts>,
+    pub aggregates: AggregatesPair,
+}
+
+/// The aggregates of an operator pair as the rules compare them (aligned like the pair's `old`
+/// and `new`), and how they relate (the pair's `aggregates` relation). Empty for operators
+/// whose kind keeps no aggregates.
+#[derive(Debug, Default)]
+pub struct AggregatesPair {
+    pub old: Vec<String>,
+    pub new: Vec<String>,
+    pub relation: ListRelation<String>,
+}
+
+impl AggregatesPair {
+    fn of(pair: &OperatorPair, old: &Map<String, Value>, new: &Map<String, Value>) -> Self {
+        let sides = [pair.old, pair.new];
+        if !sides.iter().flatten().any(|op| op.has_aggregates()) {
+            return AggregatesPair::default();
+        }
+        // Facts that do not read as their type show as `fact_error` (the pair is `unknown`).
+        let aggregates = |facts| {
+            facts::from_map::<Aggregates>(facts)
+                .unwrap_or_default()
+                .aggregates
+        };
+        let (old, new) = (aggregates(old), aggregates(new));
+        AggregatesPair {
+            relation: relations::text_relations(&old, &new),
+            old,
+            new,
+        }
+    }
+}
+
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`,
 /// and a source table pair's facts as a whole. `renames`: the query's sources paired under
 /// another name, whose columns keep their identity.
@@ -24,7 +64,7 @@ pub fn operator_facts(
     pair: &OperatorPair,
     renames: &[(String, String)],
     job: &Job,
-) -> PairFacts<Option<SourcePairFacts>> {
+) -> OperatorPairFacts {
     let empty = Map::new();
     let old = pair.old.map(Operator::rule_facts).unwrap_or(&empty);
     let old = match pair.kind() {
@@ -34,16 +74,19 @@ pub fn operator_facts(
     let (old, new) =
         union_lineage::align(&old, pair.new.map(Operator::rule_facts).unwrap_or(&empty));
     let relations = relations_of(&old, &new);
+    let aggregates = AggregatesPair::of(pair, &old, &new);
     if pair.kind() == OperatorKind::Source {
         let whole = source_pair_facts(pair);
-        return PairFacts {
+        return OperatorPairFacts {
             json: facts::pair::pair_value(&old, &new, &relations, &job.config, &whole),
-            whole: Some(whole),
+            source: Some(whole),
+            aggregates,
         };
     }
-    PairFacts {
+    OperatorPairFacts {
         json: facts::pair::pair_value(&old, &new, &relations, &job.config, &Map::new()),
-        whole: None,
+        source: None,
+        aggregates,
     }
 }
 
@@ -103,7 +146,11 @@ fn relations_of(old: &Map<String, Value>, new: &Map<String, Value>) -> Map<Strin
         if o.is_some() || n.is_some() {
             relations.insert(
                 key.clone(),
-                relations::relations(&o.unwrap_or_default(), &n.unwrap_or_default()),
+                serde_json::to_value(relations::relations(
+                    &o.unwrap_or_default(),
+                    &n.unwrap_or_default(),
+                ))
+                .unwrap_or(Value::Null),
             );
         }
     }

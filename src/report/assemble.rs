@@ -131,9 +131,10 @@ fn evaluate_operator(
     job: &Job,
 ) -> OperatorReport {
     let (old_plan, new_plan) = (job.old, job.new);
-    let diff::PairFacts {
+    let diff::OperatorPairFacts {
         json: facts,
-        whole: source_pair,
+        source: source_pair,
+        aggregates,
     } = diff::operator_facts(pair, renames, job);
     let kind = pair.kind();
     let operator = kind.name();
@@ -248,7 +249,7 @@ fn evaluate_operator(
         status,
         verdict,
         findings,
-        state: state_fate(verdict, changed, &facts, pair.old, pair.new),
+        state: state_fate(verdict, changed, &aggregates, pair.old, pair.new),
         old: pair.old.and_then(|o| location(&old_plan.file, o.span)),
         new: pair.new.and_then(|o| location(&new_plan.file, o.span)),
     }

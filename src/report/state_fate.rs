@@ -1,31 +1,24 @@
 //! What happens to each piece of an operator's state on restore, from its verdict and facts.
 
 use super::StateFate;
+use crate::diff::AggregatesPair;
 use crate::plan::Operator;
-use crate::rules::lookup;
 use crate::verdict::Verdict;
-use serde_json::Value;
 
 pub(super) fn state_fate(
     verdict: Verdict,
     changed: bool,
-    facts: &Value,
+    aggregates: &AggregatesPair,
     old: Option<&Operator>,
     new: Option<&Operator>,
 ) -> StateFate {
-    let show = |op: Option<&Operator>, items: &[Value]| -> Vec<String> {
+    let show = |op: Option<&Operator>, items: &[String]| -> Vec<String> {
         items
             .iter()
-            .filter_map(Value::as_str)
-            .map(|s| op.map(|o| o.display_of(s)).unwrap_or_else(|| s.to_string()))
+            .map(|s| op.map(|o| o.display_of(s)).unwrap_or_else(|| s.clone()))
             .collect()
     };
-    let list = |path: &str| {
-        lookup(facts, path)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
+    let relation = &aggregates.relation;
     let has_aggregates =
         old.is_some_and(Operator::has_aggregates) || new.is_some_and(Operator::has_aggregates);
     let mut fate = StateFate::default();
@@ -34,9 +27,9 @@ pub(super) fn state_fate(
             if old.is_some() && new.is_some() =>
         {
             if has_aggregates {
-                fate.reused = show(old, &list("aggregates.kept"));
-                fate.starts_empty = show(new, &list("aggregates.added"));
-                fate.discarded = show(old, &list("aggregates.removed"));
+                fate.reused = show(old, &relation.kept);
+                fate.starts_empty = show(new, &relation.added);
+                fate.discarded = show(old, &relation.removed);
             }
             fate.operator = if !changed
                 || (fate.starts_empty.is_empty() && verdict == Verdict::FullyCompatible)
@@ -49,9 +42,9 @@ pub(super) fn state_fate(
         }
         Verdict::Unknown => {
             if has_aggregates {
-                let mut all = show(old, &list("old.aggregates"));
+                let mut all = show(old, &aggregates.old);
                 all.extend(
-                    show(new, &list("new.aggregates"))
+                    show(new, &aggregates.new)
                         .into_iter()
                         .filter(|a| !all.contains(a))
                         .collect::<Vec<_>>(),
@@ -62,8 +55,8 @@ pub(super) fn state_fate(
         }
         _ => {
             if has_aggregates {
-                fate.discarded = show(old, &list("old.aggregates"));
-                fate.starts_empty = show(new, &list("new.aggregates"));
+                fate.discarded = show(old, &aggregates.old);
+                fate.starts_empty = show(new, &aggregates.new);
             }
             fate.operator = match (old, new) {
                 (Some(_), None) => "discarded",
