@@ -173,6 +173,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
             hints: q.map(|q| q.hints.clone()).unwrap_or_default(),
             sources: q.map(|q| q.sources.clone()).unwrap_or_default(),
             union_inputs,
+            union_read_by_state: q.is_some_and(|q| q.union_read_by_state),
             sink_options: q.and_then(|q| q.sink_options.clone()),
             insert_columns: q.map(|q| q.insert_columns.clone()).unwrap_or_default(),
             sink_columns: q.and_then(|q| q.sink_columns.clone()).unwrap_or_default(),

@@ -46,6 +46,8 @@ facts! {
         pub sources: Vec<String>,
         /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)
         pub union_inputs: Vec<String>,
+        /// whether a stateful operator reads the output of one of its UNION ALLs (is above it; when unsure, true)
+        pub union_read_by_state: bool,
         /// the sink table's primary key and WITH options (null when undeclared)
         pub sink_options: Option<String>,
         /// the sink table's columns as declared

@@ -102,6 +102,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             .sink_identity
             .as_ref()
             .and_then(|s| catalog.tables.get(s));
+        let union_read_by_state = builder.union_read_by_operator();
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
             point_filters_at_their_where(op, &builder.filter_spans);
@@ -132,6 +133,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
                     inputs
                 })
                 .collect(),
+            union_read_by_state,
             sink_options: sink_table.map(source_table::sink_options),
             sink_columns: sink_table.map(source_table::columns_text),
             hints: builder.hints,
@@ -181,6 +183,10 @@ pub struct Builder<'a> {
     pub sources: Vec<String>,
     /// The inputs of each UNION ALL of the query, canonical and sorted.
     pub unions: Vec<Vec<String>>,
+    /// Per UNION ALL record: how many operators were planned when its last input joined it.
+    /// The operators planned after it may read its output (an over-approximation: a later
+    /// sibling's operators count too, the safe side).
+    union_marks: Vec<usize>,
     /// The columns of source tables the query reads.
     pub reads: Reads,
     /// The WHERE clause each filter term comes from (also in views and subqueries).
@@ -219,6 +225,7 @@ impl<'a> Builder<'a> {
             operators: Vec::new(),
             sources: Vec::new(),
             unions: Vec::new(),
+            union_marks: Vec::new(),
             reads: Reads::default(),
             filter_spans: BTreeMap::new(),
             hints: Vec::new(),
@@ -1086,6 +1093,15 @@ impl<'a> Builder<'a> {
     /// is one union of all its inputs, each input described by what it outputs (the filters
     /// beneath are judged as filters).
     fn union_slot(&mut self, left: &Relation, right: &Relation) -> usize {
+        let slot = self.union_slot_of(left, right);
+        self.union_marks.resize(self.unions.len(), 0);
+        if let Some(mark) = self.union_marks.get_mut(slot) {
+            *mark = self.operators.len();
+        }
+        slot
+    }
+
+    fn union_slot_of(&mut self, left: &Relation, right: &Relation) -> usize {
         let input = |side: &Relation| format!("[{}]", side.columns_text());
         match (left.union_slot, right.union_slot) {
             (Some(l), Some(r)) => {
@@ -1106,6 +1122,14 @@ impl<'a> Builder<'a> {
                 self.unions.len() - 1
             }
         }
+    }
+
+    /// Whether an operator planned so far may read the output of a UNION ALL (is above it).
+    pub fn union_read_by_operator(&self) -> bool {
+        self.unions
+            .iter()
+            .zip(&self.union_marks)
+            .any(|(inputs, &mark)| !inputs.is_empty() && self.operators.len() > mark)
     }
 
     /// The rankings nobody filtered on: Flink plans OVER aggregates; not modelled yet.

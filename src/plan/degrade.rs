@@ -73,6 +73,7 @@ pub fn opaque_query(
         ),
         sources: lineage.tables,
         unions: Vec::new(),
+        union_read_by_state: false,
         sink_options: sink_table.map(source_table::sink_options),
         sink_columns: sink_table.map(source_table::columns_text),
         output: vec![canonical_text(&query_text)],

@@ -227,6 +227,8 @@ pub struct QueryPlan {
     pub source_tables: Vec<Operator>,
     /// The inputs of each UNION ALL of the query, canonical and sorted.
     pub unions: Vec<Vec<String>>,
+    /// Whether a stateful operator may read the output of one of its UNION ALLs (is above it).
+    pub union_read_by_state: bool,
     /// The sink table's primary key and WITH options, canonical; none when undeclared.
     pub sink_options: Option<String>,
     /// The sink table's columns as declared; none when undeclared.

@@ -38,6 +38,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 sources: Vec::new(),
                 source_tables: Vec::new(),
                 unions: Vec::new(),
+                union_read_by_state: false,
                 sink_options: None,
                 sink_columns: None,
                 output: Vec::new(),
