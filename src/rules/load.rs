@@ -241,16 +241,14 @@ fn load_kind(
             continue;
         }
         let base = set.get(&def.id.value).cloned();
-        match compile_rule(
-            file,
-            &operator,
-            &schema,
-            &changes,
-            verdict_by.as_deref(),
-            def,
-            base.as_ref(),
-            set.defer_compiling,
-        ) {
+        let kind = KindContext {
+            operator: &operator,
+            schema: &schema,
+            changes: &changes,
+            verdict_by: verdict_by.as_deref(),
+            defer: set.defer_compiling,
+        };
+        match compile_rule(file, kind, def, base.as_ref()) {
             Ok(rule) => set.insert(rule),
             Err(rule_errors) => errors.extend(rule_errors),
         }
@@ -318,16 +316,30 @@ fn unset_variable(def: &RuleDef) -> Option<String> {
 
 /// Compiles one rule. A rule whose id is already loaded (from a profile this one extends) may
 /// leave out `change`, `when`, `verdict` and `message`: they are kept from that rule.
+/// What the rules of one operator kind of a file share.
+#[derive(Clone, Copy)]
+struct KindContext<'a> {
+    operator: &'a str,
+    schema: &'a FactSchema,
+    changes: &'a [(String, Predicate)],
+    verdict_by: Option<&'a str>,
+    /// Parse `when` and messages when first evaluated ([`Predicate::deferred`]).
+    defer: bool,
+}
+
 fn compile_rule(
     file: &SourceFile,
-    operator: &str,
-    schema: &FactSchema,
-    changes: &[(String, Predicate)],
-    verdict_by: Option<&str>,
+    kind: KindContext,
     def: &RuleDef,
     base: Option<&Rule>,
-    defer: bool,
 ) -> std::result::Result<Rule, Vec<Error>> {
+    let KindContext {
+        operator,
+        schema,
+        changes,
+        verdict_by,
+        defer,
+    } = kind;
     let mut errors = Vec::new();
     // A rule adjusting a renamed rule by its former id (an alias) adjusts that rule.
     let id = match base {
