@@ -27,6 +27,22 @@ facts! {
     }
 }
 
+impl Aggregates {
+    /// Keeps, in every list, the calls `keep` accepts.
+    pub fn retain_calls(&mut self, keep: impl Fn(&String) -> bool) {
+        for list in [
+            &mut self.aggregates,
+            &mut self.plain_aggregates,
+            &mut self.distinct_aggregates,
+            &mut self.python_udafs,
+            &mut self.undeclared_aggregates,
+            &mut self.udafs,
+        ] {
+            list.retain(&keep);
+        }
+    }
+}
+
 facts! {
     /// The early/late-fire configuration in force for a window.
     pub struct Emit {

@@ -105,6 +105,9 @@ facts! {
         #[judged_by = "the table_option rules, on each WITH option that differs"]
         #[serde(skip_serializing_if = "Option::is_none")]
         pub options: Option<Vec<String>>,
+        /// the WITH options an OPTIONS hint of the query overrides, key=value as declared, sorted
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub overridden_options: Option<Vec<String>>,
         /// every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub columns: Option<Vec<String>>,

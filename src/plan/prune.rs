@@ -49,18 +49,7 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads, one_que
             continue;
         }
         let op = &mut operators[i];
-        op.update(|calls: &mut Aggregates| {
-            for list in [
-                &mut calls.aggregates,
-                &mut calls.plain_aggregates,
-                &mut calls.distinct_aggregates,
-                &mut calls.python_udafs,
-                &mut calls.undeclared_aggregates,
-                &mut calls.udafs,
-            ] {
-                list.retain(|a| !unread.contains(a));
-            }
-        });
+        op.update(|calls: &mut Aggregates| calls.retain_calls(|a| !unread.contains(a)));
         op.state_items.retain(|a| !unread.contains(a));
     }
 }
@@ -81,18 +70,7 @@ fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads)
         // is not a read of this one's result.
         let mut other = other.clone();
         if other.has_aggregates() {
-            other.update(|own: &mut Aggregates| {
-                for list in [
-                    &mut own.aggregates,
-                    &mut own.plain_aggregates,
-                    &mut own.distinct_aggregates,
-                    &mut own.python_udafs,
-                    &mut own.undeclared_aggregates,
-                    &mut own.udafs,
-                ] {
-                    list.retain(|a| a != call);
-                }
-            });
+            other.update(|own: &mut Aggregates| own.retain_calls(|a| a != call));
         }
         other.searchable_text().iter().any(|text| names(text, call))
     })

@@ -6,6 +6,7 @@ use super::options_hint::OptionsHint;
 use super::{Operator, OperatorKind};
 use crate::catalog::{Catalog, Table};
 use crate::facts::operators::{ColumnDefinition, SourceFacts};
+use crate::source::ByteSpan;
 use crate::sql::{ColumnDef, ColumnKind};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,7 +27,12 @@ pub fn source_operators(
         .iter()
         .map(|name| match (catalog.tables.get(name), hinted.get(name)) {
             (Some(table), Some(hint)) => {
-                declared(&with_hint(table, hint), name, reads, feeds_state)
+                let (hinted, overridden) = with_hint(table, hint);
+                let mut op = declared(&hinted, name, reads, feeds_state);
+                let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
+                op.item_spans.extend(overridden);
+                op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
+                op
             }
             (Some(table), None) => declared(table, name, reads, feeds_state),
             (None, _) => undeclared(name, feeds_state),
@@ -35,13 +41,18 @@ pub fn source_operators(
 }
 
 /// The table as the query reads it: each hinted option replaces the WITH option of the same
-/// key (keys are case-sensitive, as in Flink) or is added, pointing at the hint.
-fn with_hint(table: &Table, hint: &OptionsHint) -> Table {
+/// key (keys are case-sensitive, as in Flink) or is added, pointing at the hint. Also the WITH
+/// options replaced, `key=value` as declared with where they are declared, sorted (a change to
+/// one of them still differs).
+fn with_hint(table: &Table, hint: &OptionsHint) -> (Table, Vec<(String, ByteSpan)>) {
     let mut table = table.clone();
+    let mut overridden = Vec::new();
     let def = &mut table.def;
     for (key, value) in &hint.options {
         match def.options.iter().position(|(k, _)| k == key) {
             Some(at) => {
+                let declared_at = def.option_spans.get(at).copied().unwrap_or(table.span);
+                overridden.push((format!("{key}={}", def.options[at].1), declared_at));
                 def.options[at].1 = value.clone();
                 if let Some(span) = def.option_spans.get_mut(at) {
                     *span = hint.span;
@@ -53,7 +64,8 @@ fn with_hint(table: &Table, hint: &OptionsHint) -> Table {
             }
         }
     }
-    table
+    overridden.sort_by(|a, b| a.0.cmp(&b.0));
+    (table, overridden)
 }
 
 fn undeclared(name: &str, feeds_state: bool) -> Operator {
@@ -138,6 +150,7 @@ fn declared(
         primary_key: Some(def.primary_key.clone().unwrap_or_default()),
         sharding: Some(sharding),
         options: Some(options),
+        overridden_options: Some(Vec::new()),
         columns: Some(columns),
         watermark_column: Some(def.watermark.as_ref().map(|w| w.column.clone())),
         watermark: Some(
