@@ -169,7 +169,7 @@ fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpa
     let significant = raw
         .tokens
         .iter()
-        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::Comma))
         .count();
     if significant > MAX_STATEMENT_TOKENS {
         return Err(Error::located(
