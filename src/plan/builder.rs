@@ -549,11 +549,8 @@ impl<'a> Builder<'a> {
             let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
             input.filters.retain(|f| !taken.contains(&f.canonical()));
         }
-        if !opaque_joins.is_empty() {
-            let used = used_columns(select, &input);
-            for opaque in opaque_joins {
-                opaque.finish(self, &where_terms, &used);
-            }
+        for opaque in opaque_joins {
+            opaque.finish(self, &where_terms);
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);

@@ -158,7 +158,10 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
                 attrs.insert("range", format!("{s}..{e}"));
             }
         }
-        OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin => {
+        OperatorKind::Join
+        | OperatorKind::IntervalJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::WindowJoin => {
             if let Some(t) = text(get("join_type")) {
                 attrs.insert("join_type", t);
             }

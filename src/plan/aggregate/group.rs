@@ -133,44 +133,15 @@ pub fn grouping_sets(
     reason: &str,
 ) -> Result<Relation> {
     let span = b.span(select);
+    let (set_keys, grouping) = grouping_keys(b, input, group_exprs)?;
+    let keys: Vec<String> = set_keys.iter().map(|(k, _)| k.canonical()).collect();
+    // One grouping set is the plain GROUP BY of its keys.
+    let grouping = if grouping.is_empty() {
+        keys.join(", ")
+    } else {
+        grouping
+    };
     let mut conv = b.converter();
-    let mut grouping = Vec::new();
-    let mut keys = Vec::new();
-    let mut elements = Vec::new();
-    for expr in group_exprs {
-        let (name, sets) = match expr {
-            Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
-            Expr::Rollup(sets) => ("ROLLUP", sets),
-            Expr::Cube(sets) => ("CUBE", sets),
-            other => {
-                let key = conv.expr(input, other)?.canonical();
-                keys.push(key.clone());
-                grouping.push(key.clone());
-                elements.push(grouping_sets::Element::Key(key));
-                continue;
-            }
-        };
-        let mut texts = Vec::new();
-        let mut listed = Vec::new();
-        for set in sets {
-            let mut items = Vec::new();
-            for item in set {
-                let key = conv.expr(input, item)?.canonical();
-                keys.push(key.clone());
-                items.push(key);
-            }
-            texts.push(format!("({})", items.join(", ")));
-            listed.push(items);
-        }
-        grouping.push(format!("{name} ({})", texts.join(", ")));
-        elements.push(match name {
-            "ROLLUP" => grouping_sets::Element::Rollup(listed),
-            "CUBE" => grouping_sets::Element::Cube(listed),
-            _ => grouping_sets::Element::GroupingSets(listed),
-        });
-    }
-    // The grouping sets Flink plans, however they are spelled.
-    let grouping = grouping_sets::canonical(&elements).unwrap_or_else(|| grouping.join(", "));
     conv.aggregates = Some(Vec::new());
     conv.group_keys = keys;
     let mut output = Relation::default();
