@@ -138,6 +138,8 @@ facts! {
         /// the GROUP BY keys, canonical, in order
         #[group = "keys"]
         pub keys: Vec<String>,
+        /// the grouping sets of GROUPING SETS / ROLLUP / CUBE, canonical (`GROUPING SETS ((a), (a, b))`: each set's keys in GROUP BY order, the sets sorted; `ROLLUP (a, b)` and its GROUPING SETS spelling are equal), empty for a plain GROUP BY; Flink expands each input row once per set and keys the state by the keys and the set's id
+        pub grouping_sets: String,
         #[serde(flatten)]
         pub aggregates: Aggregates,
         #[serde(flatten)]

@@ -78,3 +78,13 @@ facts! {
         pub lookup: Lookup,
     }
 }
+
+facts! {
+    /// The facts of a window join: a join's, and the windows of its inputs.
+    pub struct WindowJoinFacts {
+        #[serde(flatten)]
+        pub join: JoinFacts,
+        /// the window TVF of each input, left then right (kind, time attribute, size, slide or step, offset); the `window_start` / `window_end` equalities that join them are not among the conditions
+        pub windows: Vec<String>,
+    }
+}

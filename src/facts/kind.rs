@@ -24,6 +24,9 @@ pub enum OperatorKind {
     /// `JOIN t FOR SYSTEM_TIME AS OF l.proctime`: a lookup join, stateless unless async or
     /// under TRY_RESOLVE.
     LookupJoin,
+    /// Two window TVFs joined on `window_start`, `window_end` (and keys): both inputs' rows kept
+    /// per key and window until the window fires.
+    WindowJoin,
     /// `MATCH_RECOGNIZE (...)`: complex event processing over its input rows.
     MatchRecognize,
     /// `ORDER BY time ASC` without a limit: rows buffered until their time is complete.
@@ -36,7 +39,7 @@ pub enum OperatorKind {
 }
 
 impl OperatorKind {
-    pub const ALL: [OperatorKind; 16] = [
+    pub const ALL: [OperatorKind; 17] = [
         OperatorKind::GroupWindowAggregate,
         OperatorKind::GroupAggregate,
         OperatorKind::WindowAggregate,
@@ -49,6 +52,7 @@ impl OperatorKind {
         OperatorKind::IntervalJoin,
         OperatorKind::TemporalJoin,
         OperatorKind::LookupJoin,
+        OperatorKind::WindowJoin,
         OperatorKind::MatchRecognize,
         OperatorKind::TemporalSort,
         OperatorKind::Limit,
@@ -69,6 +73,7 @@ impl OperatorKind {
             OperatorKind::IntervalJoin => "interval_join",
             OperatorKind::TemporalJoin => "temporal_join",
             OperatorKind::LookupJoin => "lookup_join",
+            OperatorKind::WindowJoin => "window_join",
             OperatorKind::MatchRecognize => "match_recognize",
             OperatorKind::TemporalSort => "temporal_sort",
             OperatorKind::Limit => "limit",

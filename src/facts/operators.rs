@@ -4,7 +4,7 @@
 use super::aggregate::{
     GroupAggregateFacts, GroupWindowAggregateFacts, OverAggregateFacts, WindowAggregateFacts,
 };
-use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts};
+use super::join::{IntervalJoinFacts, JoinFacts, LookupJoinFacts, WindowJoinFacts};
 use super::ranking::{DeduplicateFacts, TopNFacts, WindowTopNFacts};
 use super::OperatorKind;
 use super::{facts_of, from_map, Fact, FactError, Filters};
@@ -133,7 +133,7 @@ facts! {
         /// a join's type (INNER, LEFT, SEMI, ...), the head of its fingerprint; null for the other operators
         #[group = "fingerprint"]
         pub fingerprint_type: Option<String>,
-        /// a join's fingerprint without its type (condition, inputs, and for a window join the columns read above it); null for the other operators
+        /// a join's fingerprint without its type (condition, inputs); null for the other operators
         #[group = "fingerprint"]
         pub fingerprint_body: Option<String>,
     }
@@ -175,6 +175,7 @@ pub fn operator_facts(kind: OperatorKind) -> Vec<Fact> {
         OperatorKind::Join | OperatorKind::TemporalJoin => facts_of::<JoinFacts>(),
         OperatorKind::IntervalJoin => facts_of::<IntervalJoinFacts>(),
         OperatorKind::LookupJoin => facts_of::<LookupJoinFacts>(),
+        OperatorKind::WindowJoin => facts_of::<WindowJoinFacts>(),
         OperatorKind::MatchRecognize => facts_of::<MatchRecognizeFacts>(),
         OperatorKind::TemporalSort => facts_of::<TemporalSortFacts>(),
         OperatorKind::Limit => facts_of::<LimitFacts>(),
@@ -201,6 +202,7 @@ pub fn check(kind: OperatorKind, facts: &Map<String, Value>) -> Result<(), FactE
         OperatorKind::Join | OperatorKind::TemporalJoin => read::<JoinFacts>(facts),
         OperatorKind::IntervalJoin => read::<IntervalJoinFacts>(facts),
         OperatorKind::LookupJoin => read::<LookupJoinFacts>(facts),
+        OperatorKind::WindowJoin => read::<WindowJoinFacts>(facts),
         OperatorKind::MatchRecognize => read::<MatchRecognizeFacts>(facts),
         OperatorKind::TemporalSort => read::<TemporalSortFacts>(facts),
         OperatorKind::Limit => read::<LimitFacts>(facts),

@@ -214,6 +214,10 @@ pub struct Builder<'a> {
     pub outer: Vec<Relation>,
     /// The lineage of each subquery planned so far, by where it is written.
     pub subqueries: BTreeMap<(usize, usize), String>,
+    /// Whether the set operation being planned is an input of a UNION (distinct), directly or
+    /// through UNION ALLs: its rows are made distinct above it, so Flink plans no aggregate of
+    /// its own for an inner UNION (distinct) (it merges the unions into one).
+    union_distinct_above: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -240,6 +244,7 @@ impl<'a> Builder<'a> {
             path: NamePath::default(),
             outer: Vec::new(),
             subqueries: BTreeMap::new(),
+            union_distinct_above: false,
         }
     }
 
@@ -293,9 +298,18 @@ impl<'a> Builder<'a> {
     }
 
     fn set_expr(&mut self, body: &SetExpr) -> Result<Relation> {
+        let distinct_above = std::mem::take(&mut self.union_distinct_above);
         match body {
             SetExpr::Select(select) => self.select(select),
-            SetExpr::Query(query) => self.query(query),
+            SetExpr::Query(query) => {
+                // A parenthesized set operation is still an input of the union above it.
+                let plain = query.with.is_none()
+                    && query.order_by.is_none()
+                    && query.limit_clause.is_none()
+                    && query.fetch.is_none();
+                self.union_distinct_above = distinct_above && plain;
+                self.query(query)
+            }
             SetExpr::SetOperation {
                 left,
                 op,
@@ -303,8 +317,14 @@ impl<'a> Builder<'a> {
                 right,
             } => {
                 let span = self.set_operation_span(body);
+                let all = matches!(set_quantifier, SetQuantifier::All);
+                let union = matches!(op, SetOperator::Union);
+                let distinct_union = union && !all;
+                let inputs_distinct_above = union && (distinct_union || distinct_above);
+                self.union_distinct_above = inputs_distinct_above;
                 let left = self.set_expr(left)?;
                 let left = self.finish_rank(left, span)?;
+                self.union_distinct_above = inputs_distinct_above;
                 let right = self.set_expr(right)?;
                 let right = self.finish_rank(right, span)?;
                 if left.columns.len() != right.columns.len()
@@ -321,26 +341,14 @@ impl<'a> Builder<'a> {
                         ),
                     ));
                 }
-                let all = matches!(set_quantifier, SetQuantifier::All);
-                let union_all = matches!(op, SetOperator::Union) && all;
                 let quantifier = if all { "ALL" } else { "DISTINCT" };
-                let slot = if union_all {
-                    Some(self.union_slot(&left, &right))
-                } else {
-                    None
-                };
-                // UNION's inputs are a set; INTERSECT's and EXCEPT's are not (EXCEPT is ordered).
-                // Described only for those: a long UNION ALL chain must not describe its inputs
-                // again at each level.
-                let inputs = (!union_all).then(|| {
-                    let mut inputs = [left.lineage(), right.lineage()];
-                    if matches!(op, SetOperator::Union) {
-                        inputs.sort();
-                    }
-                    inputs
-                });
-                let mut union = left.union_all(right);
-                union.union_slot = slot;
+                // A UNION (distinct) is Flink's UNION ALL of its inputs and a group aggregate
+                // keyed by every column above it (one for a chain of unions).
+                let slot = union.then(|| self.union_slot(&left, &right));
+                // INTERSECT's and EXCEPT's inputs are ordered (EXCEPT) and compared as a whole.
+                let inputs = (!union).then(|| [left.lineage(), right.lineage()]);
+                let mut relation = left.union_all(right);
+                relation.union_slot = slot;
                 if let Some(inputs) = inputs {
                     let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(
@@ -348,10 +356,13 @@ impl<'a> Builder<'a> {
                         "stream-exec-group-aggregate",
                         span,
                         description,
-                        "UNION / INTERSECT / EXCEPT without ALL keeps state",
+                        "INTERSECT / EXCEPT keep state",
                     );
                 }
-                Ok(union)
+                if distinct_union && !distinct_above {
+                    aggregate::distinct_rows(self, span, &relation, None);
+                }
+                Ok(relation)
             }
             SetExpr::Values(values) => {
                 let mut columns = Vec::new();
@@ -538,11 +549,8 @@ impl<'a> Builder<'a> {
             let taken: Vec<String> = where_terms.iter().map(CExpr::canonical).collect();
             input.filters.retain(|f| !taken.contains(&f.canonical()));
         }
-        if !opaque_joins.is_empty() {
-            let used = used_columns(select, &input);
-            for opaque in opaque_joins {
-                opaque.finish(self, &where_terms, &used);
-            }
+        for opaque in opaque_joins {
+            opaque.finish(self, &where_terms);
         }
         if !joins.is_empty() {
             let used = used_columns(select, &input);

@@ -93,6 +93,22 @@ impl CExpr {
         }
     }
 
+    /// Whether the expression reads nothing of a row: literals, intervals and calls or
+    /// operators over them only (`CAST(0 AS BIGINT)`, `'x' || 'y'`). Flink computes such a
+    /// value in the projection after an operator, never in the rows the operator keeps.
+    pub fn is_row_free(&self) -> bool {
+        match self {
+            CExpr::Literal(_) | CExpr::Interval { .. } => true,
+            CExpr::Call { .. } | CExpr::Binary { .. } | CExpr::Unary { .. } => {
+                self.children().into_iter().all(CExpr::is_row_free)
+            }
+            CExpr::Column { .. }
+            | CExpr::AllColumns { .. }
+            | CExpr::Derived(_)
+            | CExpr::Opaque { .. } => false,
+        }
+    }
+
     /// The expression with every occurrence of `from` replaced by `to`.
     pub fn replaced(&self, from: &CExpr, to: &CExpr) -> CExpr {
         if self == from {

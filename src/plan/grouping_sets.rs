@@ -10,6 +10,16 @@ pub enum Element {
     Cube(Vec<Vec<String>>),
 }
 
+/// Whether the GROUP BY has one grouping set only (`GROUPING SETS ((a, b))`): Flink plans it as
+/// the plain GROUP BY of that set, without an Expand.
+pub fn single_set(elements: &[Element]) -> bool {
+    elements.iter().all(|e| match e {
+        Element::Key(_) => true,
+        Element::GroupingSets(sets) => sets.len() == 1,
+        Element::Rollup(_) | Element::Cube(_) => false,
+    })
+}
+
 /// At most this many grouping sets are spelled out; beyond, the GROUP BY stays as written.
 const MAX_SETS: usize = 256;
 

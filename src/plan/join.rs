@@ -1,5 +1,6 @@
 //! Joins: regular, interval, temporal (`FOR SYSTEM_TIME AS OF` a rowtime) and lookup joins
-//! (`FOR SYSTEM_TIME AS OF` a proctime); window joins are compared as a whole.
+//! (`FOR SYSTEM_TIME AS OF` a proctime) and window joins (two window TVFs); a semi or anti join
+//! written as a join is compared as a whole.
 //!
 //! A join is recorded when its FROM is read and finished by the enclosing SELECT, which knows
 //! what the join must carry (the columns used above it, Flink's projection push-down) and which
@@ -53,7 +54,7 @@ pub struct LookupState {
     pub try_resolve: bool,
 }
 
-/// A join compared as a whole (a window join, ...), waiting for its SELECT: a condition
+/// A join compared as a whole (a semi or anti join, ...), waiting for its SELECT: a condition
 /// written in WHERE is the same condition as in ON, so the WHERE terms join its fingerprint.
 #[derive(Debug, Clone)]
 pub struct OpaqueJoin {
@@ -63,8 +64,6 @@ pub struct OpaqueJoin {
     /// The condition's terms, canonical (ON, then the SELECT's WHERE).
     pub terms: Vec<String>,
     pub lineage: String,
-    /// A window join's columns read above it (canonical): the rows it stores carry them.
-    pub carried: Vec<String>,
 }
 
 impl OpaqueJoin {
@@ -72,28 +71,17 @@ impl OpaqueJoin {
         format!("{} {}", self.heading, self.body())
     }
 
-    /// The fingerprint without the join's type: what a window join stores does not depend on
-    /// its type (restore lab, pair wj-type-changed).
+    /// The fingerprint without the join's type.
     fn body(&self) -> String {
         let mut terms = self.terms.clone();
         terms.sort();
         terms.dedup();
-        let carried = if self.carried.is_empty() {
-            String::new()
-        } else {
-            format!(" carrying {}", self.carried.join(", "))
-        };
-        format!("ON {} ({}){carried}", terms.join(" AND "), self.lineage)
+        format!("ON {} ({})", terms.join(" AND "), self.lineage)
     }
 
-    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint;
-    /// a window join also records the columns read above it (`used`), which its stored rows
-    /// carry (restore lab, pair wj-input-schema-changed: another row layout fails the restore).
-    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr], used: &BTreeSet<String>) {
+    /// Adds the SELECT's WHERE terms to the condition and updates the operator's fingerprint.
+    pub fn finish(mut self, b: &mut Builder, where_terms: &[CExpr]) {
         self.terms.extend(where_terms.iter().map(CExpr::canonical));
-        if self.heading.ends_with("window_join") {
-            self.carried = used.iter().cloned().collect();
-        }
         if let Some(op) = b.operators.get_mut(self.operator) {
             let fingerprint = self.fingerprint();
             let join_type = self
@@ -131,6 +119,8 @@ pub struct PendingJoin {
     pub type_span: ByteSpan,
     /// What the join must carry: columns read above it or in its condition, canonical.
     pub carried: BTreeSet<String>,
+    /// A window join's window TVFs, left then right (described).
+    pub windows: Vec<String>,
 }
 
 impl PendingJoin {
@@ -247,7 +237,7 @@ fn using_columns(
     Some((condition, merged))
 }
 
-/// A join in FROM: a window join is compared as a whole; the others wait for their SELECT.
+/// A join in FROM: a semi or anti join is compared as a whole; the others wait for their SELECT.
 /// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
 /// it becomes the input this join's output is, for the next join of the chain.
 pub fn join(
@@ -277,7 +267,13 @@ pub fn join(
         } => Some(expr),
         _ => None,
     };
-    let both_windows = left.window.is_some() && right.window.is_some();
+    // Two window TVFs joined: Flink's window join (its windows are facts of their own).
+    let windows: Vec<String> = [&left.window, &right.window]
+        .into_iter()
+        .flatten()
+        .map(|w| w.describe())
+        .collect();
+    let both_windows = windows.len() == 2;
     let right_side = Side::of(&right);
     let (left_columns, left_open) = (left.columns.len(), left.open_tables.len());
     let mut input_filters = left.filters.clone();
@@ -309,7 +305,7 @@ pub fn join(
         (None, Some(JoinConstraint::Natural)) => Some(CExpr::Literal("NATURAL".into())),
         _ => None,
     };
-    if both_windows || !matches!(join_type, "INNER" | "LEFT" | "RIGHT" | "FULL") {
+    if !matches!(join_type, "INNER" | "LEFT" | "RIGHT" | "FULL") {
         let (kind, node) = if both_windows {
             ("window_join", "stream-exec-window-join")
         } else {
@@ -323,13 +319,8 @@ pub fn join(
             heading: format!("{join_type} {kind}"),
             terms,
             lineage: joined.lineage(),
-            carried: Vec::new(),
         };
-        let reason = if both_windows {
-            "window joins are not modelled in detail: compared by their whole lineage"
-        } else {
-            "this kind of join is not modelled in detail: compared by its whole lineage"
-        };
+        let reason = "this kind of join is not modelled in detail: compared by its whole lineage";
         b.opaque(kind, node, span, opaque.fingerprint(), reason);
         b.opaque_joins.push(opaque);
         return Ok(joined);
@@ -365,6 +356,7 @@ pub fn join(
     let kind = match (version.is_some(), lookup) {
         (true, true) => OperatorKind::LookupJoin,
         (true, false) => OperatorKind::TemporalJoin,
+        _ if both_windows => OperatorKind::WindowJoin,
         _ => OperatorKind::Join,
     };
     let lookup = (kind == OperatorKind::LookupJoin).then(|| lookup_state(b, factor));
@@ -382,6 +374,7 @@ pub fn join(
         condition_span,
         type_span: span,
         carried: BTreeSet::new(),
+        windows: if both_windows { windows } else { Vec::new() },
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
         pending.add_term(term, false);

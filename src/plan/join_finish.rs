@@ -7,6 +7,7 @@ use super::join::{PendingJoin, Reads};
 use super::{join_bounds, join_nulls, Operator, OperatorKind};
 use crate::facts::join::{
     IntervalBounds, IntervalJoinFacts, JoinBase, JoinFacts, Lookup, LookupJoinFacts,
+    WindowJoinFacts,
 };
 use crate::source::ByteSpan;
 use std::collections::BTreeSet;
@@ -189,13 +190,51 @@ fn join_keys(join: &PendingJoin, conditions: &[CExpr]) -> Vec<String> {
     canonical_terms(&keys)
 }
 
+/// `window_start` / `window_end` / `window_time` for the canonical text of a window TVF's
+/// column (`WINDOW_START(TUMBLE(...))`): a window join's rows carry it as that column of the
+/// window, which is the join's `windows` fact.
+fn window_column(text: &str) -> Option<&'static str> {
+    [
+        ("WINDOW_START(", "window_start"),
+        ("WINDOW_END(", "window_end"),
+        ("WINDOW_TIME(", "window_time"),
+    ]
+    .into_iter()
+    .find_map(|(marker, name)| text.starts_with(marker).then_some(name))
+}
+
+/// Whether a term equates the same window bound of both inputs (`l.window_start =
+/// r.window_start`): what makes a join of two window TVFs a window join, not a key.
+fn window_bound_equality(term: &CExpr) -> bool {
+    match term {
+        CExpr::Binary { op, left, right } if op == "=" => {
+            let (l, r) = (left.canonical(), right.canonical());
+            let (l, r) = (window_column(&l), window_column(&r));
+            l.is_some() && l == r && l != Some("window_time")
+        }
+        _ => false,
+    }
+}
+
+/// A window join's carried columns with each window column named by what it is of the window.
+fn window_input(input: Vec<String>) -> Vec<String> {
+    input
+        .into_iter()
+        .map(|c| window_column(&c).map_or(c, str::to_string))
+        .collect()
+}
+
 fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
     let mut carried = join.carried.clone();
     if let Some(version) = &join.version {
         subtrees(version, &mut carried);
     }
     let used = &carried;
+    let window_join = join.kind == OperatorKind::WindowJoin;
     let mut conditions = join.conditions.clone();
+    if window_join {
+        conditions.retain(|t| !window_bound_equality(t));
+    }
     let keys = join_keys(&join, &conditions);
     if let (Some(version), OperatorKind::TemporalJoin) = (&join.version, join.kind) {
         // The time the versioned table is read at is part of the temporal join's condition.
@@ -220,6 +259,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         OperatorKind::IntervalJoin => "stream-exec-interval-join",
         OperatorKind::TemporalJoin => "stream-exec-temporal-join",
         OperatorKind::LookupJoin => "stream-exec-lookup-join",
+        OperatorKind::WindowJoin => "stream-exec-window-join",
         _ => "stream-exec-join",
     };
     let mut op = Operator::new(kind, node, join.span);
@@ -243,6 +283,16 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         right_input: join.right.input_fact(used),
     };
     match (kind, bounds, lookup) {
+        (OperatorKind::WindowJoin, _, _) => {
+            let mut facts = join_facts(base);
+            facts.base.left_input = window_input(facts.base.left_input);
+            facts.right_input = window_input(facts.right_input);
+            op.put(&WindowJoinFacts {
+                join: facts,
+                windows: join.windows.clone(),
+            });
+            op.fact_spans.insert("windows".into(), join.span);
+        }
         (OperatorKind::LookupJoin, _, lookup) => op.put(&LookupJoinFacts {
             base,
             lookup: lookup.unwrap_or_default(),

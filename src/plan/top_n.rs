@@ -154,7 +154,9 @@ pub fn set_outputs(op: &mut Operator, pending: &PendingRank, output: &Relation, 
     let mut outputs = Vec::new();
     let mut window_outputs = Vec::new();
     for column in &output.columns {
-        if column.expr == rank {
+        // The rank number is its own fact; a constant is computed after the rank (Flink's
+        // Calc above it), so neither is a field of the rows the rank keeps.
+        if column.expr == rank || column.expr.is_row_free() {
             continue;
         }
         match window_column(&column.expr) {

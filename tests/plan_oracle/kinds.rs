@@ -108,6 +108,18 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
     match op.kind {
         OperatorKind::GroupAggregate
         | OperatorKind::GroupWindowAggregate
+        | OperatorKind::WindowAggregate
+            if grouping_sets(op) =>
+        {
+            // Flink reads a grouping-sets aggregate's fields through its Expand (the lab names
+            // them `expand_output`): its keys, then the grouping set's id `$e`.
+            let keys = strs(get("keys"));
+            attrs.insert("keys", vec!["expr"; keys.len() + 1].join(", "));
+            let calls = strs(get("aggregates")).into_iter().map(expanded_aggregate);
+            attrs.insert("aggregates", calls.collect::<Vec<_>>().join(", "));
+        }
+        OperatorKind::GroupAggregate
+        | OperatorKind::GroupWindowAggregate
         | OperatorKind::WindowAggregate => {
             attrs.insert("keys", normal::fields(strs(get("keys"))));
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
@@ -146,7 +158,10 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
                 attrs.insert("range", format!("{s}..{e}"));
             }
         }
-        OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin => {
+        OperatorKind::Join
+        | OperatorKind::IntervalJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::WindowJoin => {
             if let Some(t) = text(get("join_type")) {
                 attrs.insert("join_type", t);
             }
@@ -173,6 +188,32 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
         );
     }
     Some(Normal { kind, attrs })
+}
+
+/// Whether the operator is a group aggregate with grouping sets (an Expand beneath it).
+fn grouping_sets(op: &Operator) -> bool {
+    op.rule_facts()
+        .get("grouping_sets")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.is_empty())
+}
+
+/// An aggregate call as Flink computes it above an Expand: each argument read through it.
+fn expanded_aggregate(item: &str) -> String {
+    let call = normal::aggregate(item);
+    let Some((name, rest)) = call.split_once('(') else {
+        return call;
+    };
+    let inner = rest.strip_suffix(')').unwrap_or(rest);
+    let (distinct, args) = match inner.strip_prefix("DISTINCT ") {
+        Some(args) => ("DISTINCT ", args),
+        None => ("", inner),
+    };
+    if args == "*" || args.is_empty() {
+        return call;
+    }
+    let count = args.split(", ").count();
+    format!("{name}({distinct}{})", vec!["expr"; count].join(", "))
 }
 
 fn aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {

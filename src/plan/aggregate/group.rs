@@ -13,9 +13,10 @@ use crate::source::ByteSpan;
 use sqlparser::ast::{Expr, Select, SelectItem};
 
 /// The facts of a group aggregate.
-pub fn put_facts(op: &mut Operator, grouped: Grouped) {
+pub fn put_facts(op: &mut Operator, grouped: Grouped, grouping_sets: String) {
     op.put(&GroupAggregateFacts {
         keys: grouped.keys,
+        grouping_sets,
         aggregates: grouped.aggregates,
         filters: grouped.filters,
     });
@@ -23,10 +24,23 @@ pub fn put_facts(op: &mut Operator, grouped: Grouped) {
 
 /// SELECT DISTINCT: Flink plans a group aggregate keyed by every selected column.
 pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> Result<Relation> {
+    let where_span = select.selection.as_ref().map(|w| b.span(w));
+    distinct_rows(b, b.span(select), &relation, where_span);
+    Ok(relation)
+}
+
+/// The group aggregate keyed by every column of `relation` that makes its rows distinct
+/// (SELECT DISTINCT, UNION without ALL), its filters those beneath it.
+pub fn distinct_rows(
+    b: &mut Builder,
+    span: ByteSpan,
+    relation: &Relation,
+    where_span: Option<ByteSpan>,
+) {
     let mut op = Operator::new(
         OperatorKind::GroupAggregate,
         "stream-exec-group-aggregate",
-        b.span(select),
+        span,
     );
     let keys: Vec<String> = relation
         .columns
@@ -34,10 +48,7 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
         .map(|c| c.expr.canonical())
         .collect();
     let aggregates = super::aggregate_facts(&mut op, &[], ByteSpan::default());
-    let filters = op.filter_facts(
-        &relation.filters,
-        select.selection.as_ref().map(|w| b.span(w)),
-    );
+    let filters = op.filter_facts(&relation.filters, where_span);
     put_facts(
         &mut op,
         Grouped {
@@ -46,9 +57,70 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
             filters,
             projection_span: ByteSpan::default(),
         },
+        String::new(),
     );
     b.operators.push(op);
-    Ok(relation)
+}
+
+/// The keys of a GROUP BY with GROUPING SETS, ROLLUP or CUBE (each once, in the order they
+/// first appear, with where each is written) and its grouping sets, canonical: Flink plans an
+/// Expand of each input row per grouping set and a group aggregate keyed by those keys and the
+/// set's id.
+pub fn grouping_keys(
+    b: &mut Builder,
+    input: &Relation,
+    group_exprs: &[&Expr],
+) -> Result<(Vec<(CExpr, ByteSpan)>, String)> {
+    let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
+    let mut elements = Vec::new();
+    let mut written = Vec::new();
+    let key = |b: &mut Builder, expr: &Expr, keys: &mut Vec<(CExpr, ByteSpan)>| {
+        let value = b.converter().expr(input, expr)?;
+        let text = value.canonical();
+        if !keys.iter().any(|(k, _)| k.canonical() == text) {
+            keys.push((value, b.span(expr)));
+        }
+        Ok::<String, Error>(text)
+    };
+    for expr in group_exprs {
+        let (name, sets) = match expr {
+            Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
+            Expr::Rollup(sets) => ("ROLLUP", sets),
+            Expr::Cube(sets) => ("CUBE", sets),
+            other => {
+                let text = key(b, other, &mut keys)?;
+                written.push(text.clone());
+                elements.push(grouping_sets::Element::Key(text));
+                continue;
+            }
+        };
+        let mut listed = Vec::new();
+        for set in sets {
+            let items = set
+                .iter()
+                .map(|item| key(b, item, &mut keys))
+                .collect::<Result<Vec<String>>>()?;
+            listed.push(items);
+        }
+        let texts: Vec<String> = listed
+            .iter()
+            .map(|i| format!("({})", i.join(", ")))
+            .collect();
+        written.push(format!("{name} ({})", texts.join(", ")));
+        elements.push(match name {
+            "ROLLUP" => grouping_sets::Element::Rollup(listed),
+            "CUBE" => grouping_sets::Element::Cube(listed),
+            _ => grouping_sets::Element::GroupingSets(listed),
+        });
+    }
+    // The grouping sets Flink plans, however they are spelled (as written beyond the limit);
+    // one set is a plain GROUP BY.
+    let grouping = if grouping_sets::single_set(&elements) {
+        String::new()
+    } else {
+        grouping_sets::canonical(&elements).unwrap_or_else(|| written.join(", "))
+    };
+    Ok((keys, grouping))
 }
 
 /// A query the tool cannot describe in detail (GROUPING SETS, ROLLUP, CUBE): compared by its
@@ -61,44 +133,15 @@ pub fn grouping_sets(
     reason: &str,
 ) -> Result<Relation> {
     let span = b.span(select);
+    let (set_keys, grouping) = grouping_keys(b, input, group_exprs)?;
+    let keys: Vec<String> = set_keys.iter().map(|(k, _)| k.canonical()).collect();
+    // One grouping set is the plain GROUP BY of its keys.
+    let grouping = if grouping.is_empty() {
+        keys.join(", ")
+    } else {
+        grouping
+    };
     let mut conv = b.converter();
-    let mut grouping = Vec::new();
-    let mut keys = Vec::new();
-    let mut elements = Vec::new();
-    for expr in group_exprs {
-        let (name, sets) = match expr {
-            Expr::GroupingSets(sets) => ("GROUPING SETS", sets),
-            Expr::Rollup(sets) => ("ROLLUP", sets),
-            Expr::Cube(sets) => ("CUBE", sets),
-            other => {
-                let key = conv.expr(input, other)?.canonical();
-                keys.push(key.clone());
-                grouping.push(key.clone());
-                elements.push(grouping_sets::Element::Key(key));
-                continue;
-            }
-        };
-        let mut texts = Vec::new();
-        let mut listed = Vec::new();
-        for set in sets {
-            let mut items = Vec::new();
-            for item in set {
-                let key = conv.expr(input, item)?.canonical();
-                keys.push(key.clone());
-                items.push(key);
-            }
-            texts.push(format!("({})", items.join(", ")));
-            listed.push(items);
-        }
-        grouping.push(format!("{name} ({})", texts.join(", ")));
-        elements.push(match name {
-            "ROLLUP" => grouping_sets::Element::Rollup(listed),
-            "CUBE" => grouping_sets::Element::Cube(listed),
-            _ => grouping_sets::Element::GroupingSets(listed),
-        });
-    }
-    // The grouping sets Flink plans, however they are spelled.
-    let grouping = grouping_sets::canonical(&elements).unwrap_or_else(|| grouping.join(", "));
     conv.aggregates = Some(Vec::new());
     conv.group_keys = keys;
     let mut output = Relation::default();

@@ -6,7 +6,7 @@ mod group;
 mod group_window;
 mod window_tvf;
 
-pub use group::select_distinct;
+pub use group::{distinct_rows, select_distinct};
 
 use super::builder::{default_name, Builder};
 use super::convert::{AggCall, FunctionOrigin};
@@ -76,16 +76,33 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
     let mut seen_keys = std::collections::HashSet::new();
     let mut window_keys: Vec<(String, usize)> = Vec::new();
-    for (position, expr) in group_exprs.iter().enumerate() {
-        if let Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) = expr {
-            return group::grouping_sets(
-                b,
-                select,
-                &input,
-                &group_exprs,
-                "GROUPING SETS, ROLLUP and CUBE are not modelled in detail: compared by their whole lineage",
-            );
-        }
+    let has_sets = group_exprs
+        .iter()
+        .any(|e| matches!(e, Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_)));
+    let has_group_window = group_exprs.iter().any(|e| {
+        matches!(e, Expr::Function(f) if GroupWindowKind::from_name(&f.name.to_string()).is_some())
+    });
+    if has_sets && (input.window.is_some() || has_group_window) {
+        return group::grouping_sets(
+            b,
+            select,
+            &input,
+            &group_exprs,
+            "GROUPING SETS, ROLLUP and CUBE of a window aggregate are not modelled in detail: compared by their whole lineage",
+        );
+    }
+    // A non-windowed GROUP BY with grouping sets: a group aggregate keyed by every key of its
+    // sets (and the set's id), whose sets are a fact of their own.
+    let mut grouping_sets = String::new();
+    let plain_exprs: &[&Expr] = if has_sets {
+        let (set_keys, grouping) = group::grouping_keys(b, &input, &group_exprs)?;
+        keys = set_keys;
+        grouping_sets = grouping;
+        &[]
+    } else {
+        &group_exprs
+    };
+    for (position, expr) in plain_exprs.iter().enumerate() {
         if let Expr::Function(f) = expr {
             if let Some(kind) = GroupWindowKind::from_name(&f.name.to_string()) {
                 if window.is_some() {
@@ -191,6 +208,12 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
     op.fact_spans.insert("keys".into(), keys_span);
+    if !grouping_sets.is_empty() {
+        let written = group_exprs
+            .iter()
+            .fold(ByteSpan::default(), |acc, e| acc.union(b.span(*e)));
+        op.fact_spans.insert("grouping_sets".into(), written);
+    }
     for (key, key_span) in &keys {
         op.item_spans.insert(key.canonical(), *key_span);
         op.display.insert(key.canonical(), key.display(qualify));
@@ -206,12 +229,25 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         (None, Some(t)) => {
             window_tvf::put_facts(b, &mut op, t, &window_keys, input.window_steps, grouped)
         }
-        (None, None) => group::put_facts(&mut op, grouped),
+        (None, None) => group::put_facts(&mut op, grouped, grouping_sets.clone()),
     }
-    output.columns.iter_mut().for_each(|c| {
-        if let CExpr::Derived(text) = &c.expr {
-            c.expr = CExpr::Derived(format!("{}[{}]:{text}", kind.name(), key_texts.join(", ")));
+    // With grouping sets every output depends on the set a row was aggregated for (a key is
+    // NULL in the sets without it).
+    let heading = if grouping_sets.is_empty() {
+        format!("{}[{}]", kind.name(), key_texts.join(", "))
+    } else {
+        format!(
+            "{}[{} BY {grouping_sets}]",
+            kind.name(),
+            key_texts.join(", ")
+        )
+    };
+    output.columns.iter_mut().for_each(|c| match &c.expr {
+        CExpr::Derived(text) => c.expr = CExpr::Derived(format!("{heading}:{text}")),
+        other if !grouping_sets.is_empty() => {
+            c.expr = CExpr::Derived(format!("{heading}:{}", other.canonical()))
         }
+        _ => {}
     });
     b.operators.push(op);
     Ok(output)
