@@ -210,3 +210,27 @@ rules:
         "{found:?}"
     );
 }
+
+#[test]
+fn a_family_field_whose_variables_are_empty_for_a_kind_keeps_the_base_rules() {
+    let none: &[&str] = &[];
+    let vvr = RuleSet::load_engine("vvr", none).expect("vvr");
+    let flink = RuleSet::load_engine("apache-flink-2", none).expect("apache-flink-2");
+    let rule = |set: &RuleSet, id: &str| set.get(id).cloned().expect("the rule");
+    // rules/apache-flink-2/aggregates.yaml: `message` is a variable, empty for wa.
+    let wa = rule(&flink, "wa-aggregate-added");
+    assert!(wa.file.ends_with("apache-flink-2/aggregates.yaml"), "{}", wa.file);
+    assert_eq!(wa.profile, "apache-flink-2");
+    assert_eq!(
+        wa.message.source(),
+        rule(&vvr, "wa-aggregate-added").message.source()
+    );
+    assert_eq!(wa.failure_mode_for(&json!({})), Some(flink_compat::rules::FailureMode::RestoreFails));
+    let ga = rule(&flink, "ga-aggregate-added");
+    assert!(ga.message.source().contains("accumulator row"), "{}", ga.message.source());
+    // A field given for one kind only: measured (source) for gwa, derived for wa.
+    let gwa = rule(&flink, "gwa-aggregate-removed");
+    assert!(gwa.source.is_some() && gwa.derived.is_none());
+    let wa = rule(&flink, "wa-aggregate-removed");
+    assert!(wa.source.is_none() && wa.derived.is_some());
+}

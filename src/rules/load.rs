@@ -299,9 +299,22 @@ fn load_kind(
 }
 
 /// A rule of a family with the kind's variables filled in (the rule itself otherwise).
+/// A field that is only variables, all empty for the kind, is left out for it (an engine
+/// profile's family then keeps the base rule's field for that kind).
 fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
-    let text = |t: &Option<String>| t.as_ref().map(|t| substitute(t, vars));
-    let spanned = |t: &Option<Spanned<String>>| t.as_ref().map(|t| substituted(t, vars));
+    let present = |written: &str, filled: &str| !(written.contains("${") && filled.is_empty());
+    let text = |t: &Option<String>| {
+        t.as_ref()
+            .map(|t| (t, substitute(t, vars)))
+            .filter(|(t, filled)| present(t, filled))
+            .map(|(_, filled)| filled)
+    };
+    let spanned = |t: &Option<Spanned<String>>| {
+        t.as_ref()
+            .map(|t| (t, substituted(t, vars)))
+            .filter(|(t, filled)| present(&t.value, &filled.value))
+            .map(|(_, filled)| filled)
+    };
     RuleDef {
         id: def.id.as_ref().map(|id| substituted(id, vars)),
         aliases: def.aliases.iter().map(|a| substitute(a, vars)).collect(),
