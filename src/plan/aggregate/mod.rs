@@ -190,7 +190,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-    op.fact_spans.insert("keys".into(), keys_span);
+    op.fact_spans.insert(crate::facts::aggregate::GroupAggregateFacts::keys, keys_span);
     for (key, key_span) in &keys {
         op.item_spans.insert(key.canonical(), *key_span);
         op.display.insert(key.canonical(), key.display(qualify));
@@ -256,7 +256,7 @@ pub fn aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan
         udafs: texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_))),
     };
     for fact in facts_of::<Aggregates>() {
-        op.fact_spans.insert(fact.name.into(), span);
+        op.fact_spans.insert(fact.key(), span);
     }
     for agg in aggregates {
         op.item_spans.insert(agg.canonical.clone(), agg.span);
@@ -290,6 +290,6 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
         _ => None,
     });
     let span = span.fold(ByteSpan::default(), ByteSpan::union);
-    op.fact_spans.insert("emit".into(), span);
+    op.fact_spans.insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
     facts
 }
