@@ -72,7 +72,10 @@ fn each_variant_is_a_rule_of_its_own_id_tried_in_order() {
     assert_eq!(first.verdict_for(&facts(true)), Verdict::FullyCompatible);
     assert_eq!(last.verdict_for(&facts(false)), Verdict::Unknown);
     let variants = last.variant_of.as_ref().expect("a variant");
-    assert_eq!(variants.ids, ["my-sink-options-ignored", "my-sink-options-kept"]);
+    assert_eq!(
+        variants.ids,
+        ["my-sink-options-ignored", "my-sink-options-kept"]
+    );
     assert_eq!(variants.when, None);
 }
 
@@ -110,7 +113,9 @@ fn a_variant_id_is_adjusted_by_a_rule_of_that_id() {
     let set = RuleSet::load(&[&dir]);
     let _ = std::fs::remove_dir_all(&dir);
     let set = set.expect("the override loads");
-    let rule = set.get("query-sink-options-changed-stateful").expect("rule");
+    let rule = set
+        .get("query-sink-options-changed-stateful")
+        .expect("rule");
     assert_eq!(rule.verdict_text(), "incompatible");
     assert_eq!(rule.when.source(), "not config.ignore_sink", "kept");
     assert!(rule.variant_of.is_some());
@@ -147,8 +152,14 @@ rules:
 ";
     let found = errors(text);
     let expected = [
-        (3, "a rule with `variants:` has no `id` of its own (`my-idea`): each variant names its id"),
-        (6, "variant `my-a` has no `when`, and is not the last variant"),
+        (
+            3,
+            "a rule with `variants:` has no `id` of its own (`my-idea`): each variant names its id",
+        ),
+        (
+            6,
+            "variant `my-a` has no `when`, and is not the last variant",
+        ),
         (19, "variant id `my-c` is given twice"),
         (24, "`variants:` lists at least two variants"),
     ];
@@ -219,15 +230,26 @@ fn a_family_field_whose_variables_are_empty_for_a_kind_keeps_the_base_rules() {
     let rule = |set: &RuleSet, id: &str| set.get(id).cloned().expect("the rule");
     // rules/apache-flink-2/aggregates.yaml: `message` is a variable, empty for wa.
     let wa = rule(&flink, "wa-aggregate-added");
-    assert!(wa.file.ends_with("apache-flink-2/aggregates.yaml"), "{}", wa.file);
+    assert!(
+        wa.file.ends_with("apache-flink-2/aggregates.yaml"),
+        "{}",
+        wa.file
+    );
     assert_eq!(wa.profile, "apache-flink-2");
     assert_eq!(
         wa.message.source(),
         rule(&vvr, "wa-aggregate-added").message.source()
     );
-    assert_eq!(wa.failure_mode_for(&json!({})), Some(flink_compat::rules::FailureMode::RestoreFails));
+    assert_eq!(
+        wa.failure_mode_for(&json!({})),
+        Some(flink_compat::rules::FailureMode::RestoreFails)
+    );
     let ga = rule(&flink, "ga-aggregate-added");
-    assert!(ga.message.source().contains("accumulator row"), "{}", ga.message.source());
+    assert!(
+        ga.message.source().contains("accumulator row"),
+        "{}",
+        ga.message.source()
+    );
     // A field given for one kind only: measured (source) for gwa, derived for wa.
     let gwa = rule(&flink, "gwa-aggregate-removed");
     assert!(gwa.source.is_some() && gwa.derived.is_none());

@@ -13,8 +13,11 @@ pub const NEW: &str = "new";
 /// The job's configuration beside a pair's or an item's facts (`config.*`).
 pub const CONFIG: &str = "config";
 
+/// The facts of one side of a pair.
+pub type Side<'a> = Option<&'a Map<String, Value>>;
+
 /// The facts of each side of a pair, as objects (`None` for a side that is not one).
-pub fn sides(facts: &Value) -> (Option<&Map<String, Value>>, Option<&Map<String, Value>>) {
+pub fn sides(facts: &Value) -> (Side<'_>, Side<'_>) {
     let side = |name: &str| facts.get(name).and_then(Value::as_object);
     (side(OLD), side(NEW))
 }
@@ -88,6 +91,9 @@ mod tests {
         assert_eq!(n, Some(&new));
         assert!(sides_differ(&facts));
         assert!(facts.get(CONFIG).is_some_and(Value::is_object));
-        assert_eq!(config_path(ConfigFacts::changed_keys), "config.changed_keys");
+        assert_eq!(
+            config_path(ConfigFacts::changed_keys),
+            "config.changed_keys"
+        );
     }
 }

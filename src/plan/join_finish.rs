@@ -262,7 +262,11 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
         }
         _ => op.put(&join_facts(base)),
     }
-    for fact in [JoinBase::conditions, JoinBase::join_keys, JoinBase::join_type] {
+    for fact in [
+        JoinBase::conditions,
+        JoinBase::join_keys,
+        JoinBase::join_type,
+    ] {
         op.fact_spans.insert(fact, join.condition_span);
     }
     if let Some(span) = spans.selection {

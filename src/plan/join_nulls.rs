@@ -45,7 +45,11 @@ impl PlannedJoin {
         if simplified != self.join_type {
             self.join_type = simplified;
             op.update(|facts: &mut JoinBase| facts.join_type = simplified.to_string());
-            let span = op.fact_spans.get(&JoinBase::join_type).copied().unwrap_or_default();
+            let span = op
+                .fact_spans
+                .get(&JoinBase::join_type)
+                .copied()
+                .unwrap_or_default();
             op.fact_spans
                 .insert(JoinBase::join_type, span.union(where_span));
         }
@@ -74,7 +78,11 @@ impl PlannedJoin {
             facts.filters.sort();
             facts.filters.dedup();
         });
-        let span = op.fact_spans.get(&Filters::filters).copied().unwrap_or_default();
+        let span = op
+            .fact_spans
+            .get(&Filters::filters)
+            .copied()
+            .unwrap_or_default();
         op.fact_spans
             .insert(Filters::filters, span.union(where_span));
     }

@@ -50,7 +50,11 @@ pub fn push_down(
                     }
                 }
             });
-            let at = op.fact_spans.get(&Filters::filters).copied().unwrap_or_default();
+            let at = op
+                .fact_spans
+                .get(&Filters::filters)
+                .copied()
+                .unwrap_or_default();
             op.fact_spans.insert(Filters::filters, at.union(span));
         }
     }

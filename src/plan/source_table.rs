@@ -140,8 +140,7 @@ fn declared(
         .collect();
     if let Some(w) = &def.watermark {
         op.fact_spans.insert(SourceFacts::watermark, w.span);
-        op.fact_spans
-            .insert(SourceFacts::watermark_column, w.span);
+        op.fact_spans.insert(SourceFacts::watermark_column, w.span);
     }
     op.put(&SourceFacts {
         name: name.to_string(),

@@ -299,8 +299,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             if reads(ConfigFacts::changed_keys) {
                 keys.extend(job.config.changed_keys.iter().map(String::as_str));
             }
-            if reads(ConfigFacts::engine_version_changed) && job.config.engine_version_changed
-            {
+            if reads(ConfigFacts::engine_version_changed) && job.config.engine_version_changed {
                 keys.push("engine.version");
             }
             // A finding about the filters after the operators points at their WHERE or HAVING.

@@ -23,9 +23,7 @@ pub(super) fn spans_for(
     for path in paths {
         let parts: Vec<&str> = path.split('.').collect();
         let (key, relation) = match parts.as_slice() {
-            [side, key, ..] if [pair::OLD, pair::NEW, pair::CONFIG].contains(side) => {
-                (*key, None)
-            }
+            [side, key, ..] if [pair::OLD, pair::NEW, pair::CONFIG].contains(side) => (*key, None),
             [key, relation, ..] => (*key, Some(*relation)),
             [key] => (*key, None),
             [] => continue,

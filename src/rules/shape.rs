@@ -113,13 +113,21 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
     let all_variants = variants(file);
     for (index, rule) in loose.rules.iter().enumerate() {
         unknown_keys(kind, file, &rule.value, RULE_KEYS, &mut errors);
-        let variants = all_variants.get(index).map(Vec::as_slice).unwrap_or_default();
+        let variants = all_variants
+            .get(index)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         for variant in variants {
             unknown_keys(kind, file, &variant.value, VARIANT_KEYS, &mut errors);
         }
         // A rule with variants is complete when each variant is, with the rule's fields.
         let ids: Vec<&str> = match variants.is_empty() {
-            true => rule.value.get("id").and_then(|id| id.value.as_str()).into_iter().collect(),
+            true => rule
+                .value
+                .get("id")
+                .and_then(|id| id.value.as_str())
+                .into_iter()
+                .collect(),
             false => variants
                 .iter()
                 .filter_map(|v| v.value.get("id").and_then(|id| id.value.as_str()))

@@ -173,7 +173,11 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
             &texts,
             variant.when.as_ref().map(|w| w.value.as_str()),
         );
-        let located = variant.when.as_ref().or(def.when.as_ref()).unwrap_or(&variant.id);
+        let located = variant
+            .when
+            .as_ref()
+            .or(def.when.as_ref())
+            .unwrap_or(&variant.id);
         let parts: Vec<Spanned<String>> = def
             .when
             .iter()
@@ -182,9 +186,11 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
             .cloned()
             .collect();
         expanded.push(Expanded {
-            def: merged(def, variant, when.map(|w| {
-                Spanned::new(w, located.referenced, located.defined)
-            })),
+            def: merged(
+                def,
+                variant,
+                when.map(|w| Spanned::new(w, located.referenced, located.defined)),
+            ),
             parts,
             variant_of: Some(VariantOf {
                 ids: ids.clone(),
@@ -210,7 +216,10 @@ fn merged(def: &RuleDef, variant: &VariantDef, when: Option<Spanned<String>>) ->
         aliases: variant.aliases.clone(),
         change: def.change.clone(),
         when,
-        verdict_by: variant.verdict_by.clone().or_else(|| def.verdict_by.clone()),
+        verdict_by: variant
+            .verdict_by
+            .clone()
+            .or_else(|| def.verdict_by.clone()),
         verdict: variant.verdict.clone().or_else(|| def.verdict.clone()),
         message: variant.message.clone().or_else(|| def.message.clone()),
         description: own(&variant.description, &def.description),
@@ -234,9 +243,18 @@ mod tests {
     #[test]
     fn a_variant_holds_when_the_rule_does_no_earlier_variant_does_and_its_own_when_does() {
         assert_eq!(conjunction(None, &[], Some("a.b")).as_deref(), Some("a.b"));
-        assert_eq!(conjunction(Some("x or y"), &[], None).as_deref(), Some("x or y"));
-        assert_eq!(conjunction(None, &["a.b"], None).as_deref(), Some("not a.b"));
-        assert_eq!(conjunction(None, &["not a.b"], None).as_deref(), Some("a.b"));
+        assert_eq!(
+            conjunction(Some("x or y"), &[], None).as_deref(),
+            Some("x or y")
+        );
+        assert_eq!(
+            conjunction(None, &["a.b"], None).as_deref(),
+            Some("not a.b")
+        );
+        assert_eq!(
+            conjunction(None, &["not a.b"], None).as_deref(),
+            Some("a.b")
+        );
         assert_eq!(
             conjunction(None, &["not a and not b"], None).as_deref(),
             Some("not (not a and not b)")

@@ -56,7 +56,8 @@ pub fn put_facts(
         filters: grouped.filters,
     };
     op.put(&facts);
-    op.fact_spans.insert(GroupWindowAggregateFacts::window, window.span);
+    op.fact_spans
+        .insert(GroupWindowAggregateFacts::window, window.span);
     op.fact_spans
         .insert(GroupWindowAggregateFacts::window_key_position, window.span);
     let props_span = properties

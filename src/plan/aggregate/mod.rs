@@ -190,7 +190,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-    op.fact_spans.insert(crate::facts::aggregate::GroupAggregateFacts::keys, keys_span);
+    op.fact_spans.insert(
+        crate::facts::aggregate::GroupAggregateFacts::keys,
+        keys_span,
+    );
     for (key, key_span) in &keys {
         op.item_spans.insert(key.canonical(), *key_span);
         op.display.insert(key.canonical(), key.display(qualify));
@@ -290,6 +293,7 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
         _ => None,
     });
     let span = span.fold(ByteSpan::default(), ByteSpan::union);
-    op.fact_spans.insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
+    op.fact_spans
+        .insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
     facts
 }
