@@ -465,6 +465,9 @@ fn execute(cli: Cli) -> Result<i32> {
                     if !rule.aliases.is_empty() {
                         outln!("  also named: {}", rule.aliases.join(", "));
                     }
+                    if let Some(variants) = &rule.variant_of {
+                        outln!("  variants: {}", variants.text(&rule.id));
+                    }
                     outln!("  operator: {}\n  change:   {}\n  verdict:  {}\n  when:     {}\n  message:  {}", rule.operator, rule.change, rule.verdict_text(), rule.when.source(), rule.message.source());
                     if let Some(r) = &rule.rationale {
                         outln!("  rationale: {r}");

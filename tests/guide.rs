@@ -34,6 +34,20 @@ fn the_guides_rule_loads_and_its_case_passes() {
 }
 
 #[test]
+fn the_guides_rule_with_variants_loads_as_one_rule_per_variant() {
+    let guide = std::fs::read_to_string("docs/guide.md").expect("docs/guide.md");
+    let rule = yaml_block(&guide, "operator: query\nrules:\n  - change: sink_options");
+    let mut rules = RuleSet::load(&[] as &[&str]).expect("built-in rules");
+    flink_compat::rules::load::load_file(&SourceFile::new("guide-variants.yaml", rule), &mut rules)
+        .expect("the guide's rule with variants loads");
+    let last = rules
+        .get("team-sink-options-changed-stateful")
+        .expect("the second variant");
+    assert_eq!(last.when.source(), "not config.ignore_sink");
+    assert!(rules.get("team-sink-options-changed").is_some());
+}
+
+#[test]
 fn the_guides_tour_shows_the_current_report() {
     let guide = std::fs::read_to_string("docs/guide.md").expect("docs/guide.md");
     let report = std::fs::read_to_string("tests/snapshots/example.txt").expect("snapshot");

@@ -40,9 +40,15 @@ macro_rules! facts {
             )*
         }
 
+        /// The names of its facts (a flattened field's are those of its type).
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $( $crate::facts::fact_name! { $field; $($($serde)*)* } )*
+        }
+
         impl $crate::facts::FactTyped for $name {
             fn fact_type() -> $crate::fact_schema::FactType {
-                $crate::facts::object_of(&Self::fields().unwrap_or_default())
+                $crate::facts::object_of(&<Self as $crate::facts::FactTyped>::fields().unwrap_or_default())
             }
 
             fn fields() -> Option<Vec<$crate::facts::Fact>> {
@@ -61,6 +67,62 @@ macro_rules! facts {
             }
         }
     };
+}
+
+/// The name constant of one field of a facts type; none for a flattened field.
+macro_rules! fact_name {
+    ($field:ident; flatten) => {};
+    ($field:ident; $($serde:tt)*) => {
+        #[doc = concat!("The name of the fact `", stringify!($field), "`.")]
+        pub const $field: $crate::facts::FactName = $crate::facts::FactName(stringify!($field));
+    };
+}
+pub(crate) use fact_name;
+
+/// The name of a fact, taken from its facts type (`WindowFacts::window`): a misspelt fact
+/// name does not compile. The clause behind a fact is recorded under it
+/// ([`crate::plan::Operator::fact_spans`]); a path a rule reads finds it by its text.
+#[derive(Debug, Clone, Copy)]
+pub struct FactName(&'static str);
+
+impl FactName {
+    /// The fact's name as the rules read it (`async`, not the field's `r#async`).
+    pub fn name(self) -> &'static str {
+        self.0.trim_start_matches("r#")
+    }
+}
+
+impl PartialEq for FactName {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for FactName {}
+
+impl PartialOrd for FactName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FactName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+/// A rule's path names a fact by text: the span lookup finds it by its name.
+impl std::borrow::Borrow<str> for FactName {
+    fn borrow(&self) -> &str {
+        self.name()
+    }
+}
+
+impl std::fmt::Display for FactName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 pub mod aggregate;
@@ -109,6 +171,11 @@ impl Fact {
             group,
             judged_by,
         });
+    }
+
+    /// The fact's name, as the key of what is recorded about it.
+    pub fn key(&self) -> FactName {
+        FactName(self.name)
     }
 
     /// The fact as the hand-written tables had it: name, type, meaning.

@@ -527,7 +527,8 @@ impl<'a> Builder<'a> {
                         op.put(&FiltersAfter {
                             filters_after: Some(after.clone()),
                         });
-                        op.fact_spans.insert("filters_after".into(), where_span);
+                        op.fact_spans
+                            .insert(FiltersAfter::filters_after, where_span);
                     }
                 }
             }
@@ -1180,7 +1181,7 @@ impl<'a> Builder<'a> {
             reason: reason.to_string(),
             ..Default::default()
         });
-        op.fact_spans.insert("fingerprint".into(), span);
+        op.fact_spans.insert(OpaqueFacts::fingerprint, span);
         self.operators.push(op);
     }
 }

@@ -35,7 +35,7 @@ pub fn opaque_query(
         reason: format!("it uses {construct}, compared as a whole"),
         ..Default::default()
     });
-    op.fact_spans.insert("fingerprint".into(), at);
+    op.fact_spans.insert(OpaqueFacts::fingerprint, at);
     notes.assume(
         format!("this query uses {construct}, which the tool does not model: it is compared as a whole, by its lineage"),
         Some(at),

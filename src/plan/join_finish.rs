@@ -291,7 +291,7 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
                 join: facts,
                 windows: join.windows.clone(),
             });
-            op.fact_spans.insert("windows".into(), join.span);
+            op.fact_spans.insert(WindowJoinFacts::windows, join.span);
         }
         (OperatorKind::LookupJoin, _, lookup) => op.put(&LookupJoinFacts {
             base,
@@ -308,21 +308,25 @@ fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
                 },
             });
             op.fact_spans
-                .insert("time_bounds".into(), join.condition_span);
+                .insert(IntervalBounds::time_bounds, join.condition_span);
         }
         _ => op.put(&join_facts(base)),
     }
-    for fact in ["conditions", "join_keys", "join_type"] {
-        op.fact_spans.insert(fact.into(), join.condition_span);
+    for fact in [
+        JoinBase::conditions,
+        JoinBase::join_keys,
+        JoinBase::join_type,
+    ] {
+        op.fact_spans.insert(fact, join.condition_span);
     }
     if let Some(span) = spans.selection {
         op.fact_spans
-            .insert("filters".into(), span.union(join.condition_span));
+            .insert(JoinBase::filters, span.union(join.condition_span));
     }
-    for fact in ["left_input", "right_input"] {
-        op.fact_spans.insert(fact.into(), spans.projection);
+    for fact in [JoinBase::left_input, JoinFacts::right_input] {
+        op.fact_spans.insert(fact, spans.projection);
     }
-    op.fact_spans.insert("join_type".into(), join.type_span);
+    op.fact_spans.insert(JoinBase::join_type, join.type_span);
     // The join's items are shown qualified, as their canonical text: no display entries (a
     // map of every input column per join would grow with the square of a chain's length).
     op

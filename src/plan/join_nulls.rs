@@ -45,9 +45,13 @@ impl PlannedJoin {
         if simplified != self.join_type {
             self.join_type = simplified;
             op.update(|facts: &mut JoinBase| facts.join_type = simplified.to_string());
-            let span = op.fact_spans.get("join_type").copied().unwrap_or_default();
+            let span = op
+                .fact_spans
+                .get(&JoinBase::join_type)
+                .copied()
+                .unwrap_or_default();
             op.fact_spans
-                .insert("join_type".into(), span.union(where_span));
+                .insert(JoinBase::join_type, span.union(where_span));
         }
         // A term reading one side the join preserves is pushed into that input.
         let pushed: Vec<CExpr> = terms
@@ -74,9 +78,13 @@ impl PlannedJoin {
             facts.filters.sort();
             facts.filters.dedup();
         });
-        let span = op.fact_spans.get("filters").copied().unwrap_or_default();
+        let span = op
+            .fact_spans
+            .get(&Filters::filters)
+            .copied()
+            .unwrap_or_default();
         op.fact_spans
-            .insert("filters".into(), span.union(where_span));
+            .insert(Filters::filters, span.union(where_span));
     }
 }
 

@@ -166,13 +166,13 @@ pub fn build(
     let measures_span = spans(&mut clause.measures.iter().map(|m| b.span(&m.expr)));
     let defines_span = spans(&mut clause.symbols.iter().map(|s| b.span(&s.definition)));
     for (fact, fact_span) in [
-        ("partition_keys", partition_span),
-        ("order", order_span),
-        ("measures", measures_span),
-        ("defines", defines_span),
+        (MatchRecognizeFacts::partition_keys, partition_span),
+        (MatchRecognizeFacts::order, order_span),
+        (MatchRecognizeFacts::measures, measures_span),
+        (MatchRecognizeFacts::defines, defines_span),
     ] {
         if !fact_span.is_empty() {
-            op.fact_spans.insert(fact.into(), fact_span);
+            op.fact_spans.insert(fact, fact_span);
         }
     }
     b.operators.push(op);

@@ -38,7 +38,7 @@ use crate::facts::aggregate::Aggregates;
 use crate::facts::join::Lookup;
 use crate::facts::operators::{OpaqueFacts, SourceContext, SourceFacts};
 pub use crate::facts::OperatorKind;
-use crate::facts::{FactError, FactTyped, Filters};
+use crate::facts::{FactError, FactName, FactTyped, Filters};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use serde::de::DeserializeOwned;
@@ -61,7 +61,7 @@ pub struct Operator {
     /// Where the operator is written (its defining clause).
     pub span: ByteSpan,
     /// The clause behind each top-level fact (e.g. `window` → the TUMBLE(...) call).
-    pub fact_spans: BTreeMap<String, ByteSpan>,
+    pub fact_spans: BTreeMap<FactName, ByteSpan>,
     /// The clause behind each canonical item of a list fact (an aggregate, a key).
     pub item_spans: BTreeMap<String, ByteSpan>,
     /// How each canonical item is shown to users (columns without their table when unambiguous).
@@ -199,7 +199,7 @@ impl Operator {
         where_span: Option<ByteSpan>,
     ) -> Filters {
         if let Some(span) = where_span {
-            self.fact_spans.insert("filters".into(), span);
+            self.fact_spans.insert(Filters::filters, span);
         }
         Filters {
             filters: filters.iter().map(expr::CExpr::canonical).collect(),

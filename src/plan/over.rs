@@ -377,10 +377,15 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         aggregates,
         filters,
     });
-    for key in ["partition_keys", "order", "frame"] {
-        op.fact_spans.insert(key.into(), spec_span);
+    for key in [
+        facts::OverAggregateFacts::partition_keys,
+        facts::OverAggregateFacts::order,
+        facts::OverAggregateFacts::frame,
+    ] {
+        op.fact_spans.insert(key, spec_span);
     }
-    op.fact_spans.insert("input_schema".into(), projection_span);
+    op.fact_spans
+        .insert(facts::OverAggregateFacts::input_schema, projection_span);
     for p in &partition {
         op.display.insert(p.canonical(), p.display(qualify));
     }

@@ -50,8 +50,12 @@ pub fn push_down(
                     }
                 }
             });
-            let at = op.fact_spans.get("filters").copied().unwrap_or_default();
-            op.fact_spans.insert("filters".into(), at.union(span));
+            let at = op
+                .fact_spans
+                .get(&Filters::filters)
+                .copied()
+                .unwrap_or_default();
+            op.fact_spans.insert(Filters::filters, at.union(span));
         }
     }
     for join in joins {

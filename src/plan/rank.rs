@@ -8,7 +8,7 @@ use super::{Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
 use crate::facts::aggregate::TimeOrder;
-use crate::facts::ranking::DeduplicateFacts;
+use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking, WindowOutputs};
 use crate::source::ByteSpan;
 use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, Value, WindowType};
 
@@ -374,7 +374,7 @@ pub fn build(
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
     op.fact_spans.insert(
-        "partition_keys".into(),
+        Ranking::partition_keys,
         if partition_span.is_empty() {
             pending.span
         } else {
@@ -385,8 +385,12 @@ pub fn build(
         .order
         .iter()
         .fold(ByteSpan::default(), |acc, o| acc.union(o.3));
-    for fact in ["order", "mode", "keep"] {
-        op.fact_spans.insert(fact.into(), order_span);
+    for fact in [
+        DeduplicateFacts::order,
+        DeduplicateFacts::mode,
+        DeduplicateFacts::keep,
+    ] {
+        op.fact_spans.insert(fact, order_span);
     }
     for (p, s) in &pending.partition {
         op.item_spans.insert(p.canonical(), *s);
@@ -414,18 +418,16 @@ pub fn build(
         super::top_n::set_outputs(&mut op, &pending, &output, qualify);
     }
     for fact in [
-        "outputs",
-        "rank_output",
-        "window_outputs",
-        "input_schema",
-        "value_fields",
+        RankOutputs::outputs,
+        RankOutputs::rank_output,
+        WindowOutputs::window_outputs,
     ] {
-        op.fact_spans.insert(fact.into(), projection_span);
+        op.fact_spans.insert(fact, projection_span);
     }
-    op.fact_spans
-        .insert("input_schema".into(), projection_span.union(pending.span));
-    op.fact_spans
-        .insert("value_fields".into(), projection_span.union(pending.span));
+    for fact in [Ranking::input_schema, Ranking::value_fields] {
+        op.fact_spans
+            .insert(fact, projection_span.union(pending.span));
+    }
     b.operators.push(op);
     Ok(())
 }

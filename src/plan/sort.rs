@@ -140,8 +140,8 @@ pub fn build(
                 fields: selected,
                 filters,
             });
-            for fact in ["fetch", "offset"] {
-                op.fact_spans.insert(fact.into(), limit_span);
+            for fact in [LimitFacts::fetch, LimitFacts::offset] {
+                op.fact_spans.insert(fact, limit_span);
             }
             op
         }
@@ -161,8 +161,10 @@ pub fn build(
                 fields,
                 filters,
             });
-            op.fact_spans.insert("sort_keys".into(), order_span);
-            op.fact_spans.insert("time_kind".into(), order_span);
+            op.fact_spans
+                .insert(TemporalSortFacts::sort_keys, order_span);
+            op.fact_spans
+                .insert(TemporalSortFacts::time_kind, order_span);
             op
         }
         (false, None) => {
@@ -181,7 +183,7 @@ pub fn build(
             return Ok(());
         }
     };
-    op.fact_spans.insert("order".into(), order_span);
+    op.fact_spans.insert(LimitFacts::order, order_span);
     for column in &output.columns {
         op.display
             .entry(column.expr.canonical())

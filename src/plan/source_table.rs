@@ -139,8 +139,8 @@ fn declared(
         .filter(|c| reads.contains(&(name.to_string(), c.clone())))
         .collect();
     if let Some(w) = &def.watermark {
-        op.fact_spans.insert("watermark".into(), w.span);
-        op.fact_spans.insert("watermark_column".into(), w.span);
+        op.fact_spans.insert(SourceFacts::watermark, w.span);
+        op.fact_spans.insert(SourceFacts::watermark_column, w.span);
     }
     op.put(&SourceFacts {
         name: name.to_string(),

@@ -74,7 +74,7 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
                 "stream-exec-window-rank"
             };
             let mut op = Operator::new(OperatorKind::WindowTopN, node, span);
-            op.fact_spans.insert("window".into(), pending.span);
+            op.fact_spans.insert(RankWindow::window, pending.span);
             let from_aggregate = pending
                 .partition
                 .iter()
@@ -140,9 +140,9 @@ pub fn operator(b: &Builder, shape: &Shape) -> Operator {
         input_schema,
         key_fields: keys,
     });
-    op.fact_spans.insert("function".into(), pending.span);
-    for fact in ["rank_start", "rank_end"] {
-        op.fact_spans.insert(fact.into(), shape.filter_span);
+    op.fact_spans.insert(Ranking::function, pending.span);
+    for fact in [Ranking::rank_start, Ranking::rank_end] {
+        op.fact_spans.insert(fact, shape.filter_span);
     }
     op
 }

@@ -28,7 +28,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 reason: format!("`{words} ...` defines a pipeline the tool does not model"),
                 ..Default::default()
             });
-            op.fact_spans.insert("fingerprint".into(), *span);
+            op.fact_spans.insert(OpaqueFacts::fingerprint, *span);
             Some(QueryPlan {
                 name: name.clone(),
                 // Old and new pipelines of the same statement pair through this name.

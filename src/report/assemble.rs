@@ -6,6 +6,8 @@ use super::state_fate::state_fate;
 use super::{Finding, Location, OperatorReport, QueryReport, QueryStatus};
 use crate::diff::item_facts::Item;
 use crate::diff::{self, Job, OperatorPair, QueryPair};
+use crate::facts::job::{ConfigFacts, QueryPairFacts};
+use crate::facts::{pair, FactName};
 use crate::plan::{Operator, OperatorKind, Plan};
 use crate::rules::items;
 use crate::rules::{engine, Rule, RuleSet};
@@ -139,7 +141,7 @@ fn evaluate_operator(
     let kind = pair.kind();
     let operator = kind.name();
     // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
-    let changed = pair.old.is_none() || pair.new.is_none() || facts.get("old") != facts.get("new");
+    let changed = pair.old.is_none() || pair.new.is_none() || pair::sides_differ(&facts);
     let mut findings = Vec::new();
     // Facts that do not read as their type are a bug of the tool: the pair is never judged
     // safe on them.
@@ -274,7 +276,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
-        || facts.get("old") != facts.get("new")
+        || pair::sides_differ(&facts)
         || whole.projection_changed
         || whole.rows_changed
         || !whole.renamed_outputs.is_empty()
@@ -290,16 +292,20 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         for (rule, paths) in fired {
             // A finding about configuration points at the SET statements that differ.
             let mut keys: Vec<&str> = Vec::new();
-            if paths.iter().any(|p| p.starts_with("config.changed_keys")) {
+            let reads = |fact: FactName| {
+                let path = pair::config_path(fact);
+                paths.iter().any(|p| p.starts_with(&path))
+            };
+            if reads(ConfigFacts::changed_keys) {
                 keys.extend(job.config.changed_keys.iter().map(String::as_str));
             }
-            if paths.iter().any(|p| p.starts_with("config.engine_version"))
-                && job.config.engine_version_changed
-            {
+            if reads(ConfigFacts::engine_version_changed) && job.config.engine_version_changed {
                 keys.push("engine.version");
             }
             // A finding about the filters after the operators points at their WHERE or HAVING.
-            let on_rows = paths.iter().any(|p| p == "rows_changed");
+            let on_rows = paths
+                .iter()
+                .any(|p| p == QueryPairFacts::rows_changed.name());
             let at = |plan: &Plan, query: Option<&crate::plan::QueryPlan>| {
                 setting_span(plan, &keys)
                     .or(query.and_then(|q| q.rows_span.filter(|_| on_rows)))

@@ -1,6 +1,7 @@
 //! Where a finding points: the clauses behind the facts a fired rule read, narrowed to the
 //! items added and removed.
 
+use crate::facts::pair;
 use crate::plan::Operator;
 use crate::rules::lookup;
 use crate::source::ByteSpan;
@@ -22,7 +23,7 @@ pub(super) fn spans_for(
     for path in paths {
         let parts: Vec<&str> = path.split('.').collect();
         let (key, relation) = match parts.as_slice() {
-            ["old" | "new" | "config", key, ..] => (*key, None),
+            [side, key, ..] if [pair::OLD, pair::NEW, pair::CONFIG].contains(side) => (*key, None),
             [key, relation, ..] => (*key, Some(*relation)),
             [key] => (*key, None),
             [] => continue,

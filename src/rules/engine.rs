@@ -3,6 +3,7 @@
 //! (`crate::report::assemble`) turns these decisions into findings, spans and state fates.
 
 use super::{Rule, RuleSet};
+use crate::facts::pair;
 use serde_json::Value;
 
 /// Id of the built-in finding for a change that no rule explains.
@@ -53,14 +54,8 @@ pub fn fire<'r>(
 /// The top-level facts that differ between the two sides.
 fn differing(facts: &Value) -> Vec<String> {
     let empty = serde_json::Map::new();
-    let old = facts
-        .get("old")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let new = facts
-        .get("new")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let (old, new) = crate::facts::pair::sides(facts);
+    let (old, new) = (old.unwrap_or(&empty), new.unwrap_or(&empty));
     let mut keys: Vec<String> = old
         .keys()
         .chain(new.keys())
@@ -78,7 +73,7 @@ fn explains(paths: &[String], key: &str) -> bool {
     paths.iter().any(|p| {
         let parts: Vec<&str> = p.split('.').collect();
         let read = match parts.as_slice() {
-            ["old" | "new", k, ..] => *k,
+            [side, k, ..] if [pair::OLD, pair::NEW].contains(side) => *k,
             [k, ..] => *k,
             [] => return false,
         };

@@ -2,7 +2,7 @@
 //! reports every error of every file at once, pointing into the YAML.
 
 use super::model::{RuleDef, RuleFile, VerdictDef};
-use super::{ByMode, FailureMode, Rule, RuleSet};
+use super::{ByMode, FailureMode, Rule, RuleSet, VariantOf};
 use crate::diff::schema;
 use crate::error::{Error, Result};
 use crate::limits::MAX_RULES;
@@ -30,12 +30,12 @@ fn value_offset(file: &SourceFile, location: &Location) -> usize {
     raw
 }
 
-fn spanned_span<T>(file: &SourceFile, value: &Spanned<T>, len: usize) -> ByteSpan {
+pub(super) fn spanned_span<T>(file: &SourceFile, value: &Spanned<T>, len: usize) -> ByteSpan {
     let start = value_offset(file, &value.referenced);
     ByteSpan::new(start, start + len.max(1))
 }
 
-fn rule_error(
+pub(super) fn rule_error(
     file: &SourceFile,
     span: ByteSpan,
     message: impl Into<String>,
@@ -221,36 +221,68 @@ fn load_kind(
             Err(e) => errors.push(dsl_error(file, predicate, e)),
         }
     }
-    for def in &parsed.rules {
-        let def = &instantiate(def, vars);
-        if let Some(unset) = unset_variable(def) {
-            errors.push(rule_error(
-                file,
-                spanned_span(file, &def.id, def.id.value.len()),
-                format!(
-                    "`${{{unset}}}` is not a variable of `{operator}` in this file's `family:`"
-                ),
-                Some(format!(
-                    "the variables are: {}",
-                    vars.keys()
-                        .map(|k| format!("${{{k}}}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            ));
-            continue;
-        }
-        let base = set.get(&def.id.value).cloned();
-        let kind = KindContext {
-            operator: &operator,
-            schema: &schema,
-            changes: &changes,
-            verdict_by: verdict_by.as_deref(),
-            defer: set.defer_compiling,
+    for written in &parsed.rules {
+        let expanded = match super::variants::expand(file, written) {
+            Ok(expanded) => expanded,
+            Err(variant_errors) => {
+                errors.extend(variant_errors);
+                continue;
+            }
         };
-        match compile_rule(file, kind, def, base.as_ref()) {
-            Ok(rule) => set.insert(rule),
-            Err(rule_errors) => errors.extend(rule_errors),
+        for one in expanded {
+            let def = &instantiate(&one.def, vars);
+            let Some(id) = &def.id else { continue };
+            if let Some(unset) = unset_variable(def) {
+                errors.push(rule_error(
+                    file,
+                    spanned_span(file, id, id.value.len()),
+                    format!(
+                        "`${{{unset}}}` is not a variable of `{operator}` in this file's `family:`"
+                    ),
+                    Some(format!(
+                        "the variables are: {}",
+                        vars.keys()
+                            .map(|k| format!("${{{k}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                ));
+                continue;
+            }
+            // A variant's `when` joins predicates written apart: each is compiled alone
+            // first, so that a mistake is reported at its place.
+            if !set.defer_compiling {
+                let before = errors.len();
+                for part in &one.parts {
+                    let part = substituted(part, vars);
+                    if let Err(e) = Predicate::compile(&part.value, &schema) {
+                        errors.push(dsl_error(file, &part, e));
+                    }
+                }
+                if errors.len() > before {
+                    continue;
+                }
+            }
+            let base = set.get(&id.value).cloned();
+            let kind = KindContext {
+                operator: &operator,
+                schema: &schema,
+                changes: &changes,
+                verdict_by: verdict_by.as_deref(),
+                defer: set.defer_compiling,
+            };
+            match compile_rule(file, kind, def, base.as_ref()) {
+                Ok(mut rule) => {
+                    if let Some(variant_of) = one.variant_of {
+                        rule.variant_of = Some(VariantOf {
+                            ids: variant_of.ids.iter().map(|i| substitute(i, vars)).collect(),
+                            when: variant_of.when.map(|w| substitute(&w, vars)),
+                        });
+                    }
+                    set.insert(rule)
+                }
+                Err(rule_errors) => errors.extend(rule_errors),
+            }
         }
     }
     set.changes.insert(operator, changes);
@@ -267,11 +299,24 @@ fn load_kind(
 }
 
 /// A rule of a family with the kind's variables filled in (the rule itself otherwise).
+/// A field that is only variables, all empty for the kind, is left out for it (an engine
+/// profile's family then keeps the base rule's field for that kind).
 fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
-    let text = |t: &Option<String>| t.as_ref().map(|t| substitute(t, vars));
-    let spanned = |t: &Option<Spanned<String>>| t.as_ref().map(|t| substituted(t, vars));
+    let present = |written: &str, filled: &str| !(written.contains("${") && filled.is_empty());
+    let text = |t: &Option<String>| {
+        t.as_ref()
+            .map(|t| (t, substitute(t, vars)))
+            .filter(|(t, filled)| present(t, filled))
+            .map(|(_, filled)| filled)
+    };
+    let spanned = |t: &Option<Spanned<String>>| {
+        t.as_ref()
+            .map(|t| (t, substituted(t, vars)))
+            .filter(|(t, filled)| present(&t.value, &filled.value))
+            .map(|(_, filled)| filled)
+    };
     RuleDef {
-        id: substituted(&def.id, vars),
+        id: def.id.as_ref().map(|id| substituted(id, vars)),
         aliases: def.aliases.iter().map(|a| substitute(a, vars)).collect(),
         change: spanned(&def.change),
         when: spanned(&def.when),
@@ -285,14 +330,15 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
         derived: text(&def.derived),
         example: text(&def.example),
         failure_mode: def.failure_mode.clone(),
+        variants: None,
     }
 }
 
 /// A `${name}` left in a rule's id, predicate or texts after its family's values were filled in.
 fn unset_variable(def: &RuleDef) -> Option<String> {
-    let texts = [Some(&def.id.value)]
+    let texts = [&def.id, &def.change, &def.when, &def.message]
+        .map(|t| t.as_ref().map(|t| &t.value))
         .into_iter()
-        .chain([&def.change, &def.when, &def.message].map(|t| t.as_ref().map(|t| &t.value)))
         .chain(
             [
                 &def.description,
@@ -341,12 +387,16 @@ fn compile_rule(
         defer,
     } = kind;
     let mut errors = Vec::new();
+    // Every rule has an id once its variants are expanded (`variants::expand`).
+    let Some(id_at) = &def.id else {
+        return Err(errors);
+    };
     // A rule adjusting a renamed rule by its former id (an alias) adjusts that rule.
     let id = match base {
-        Some(b) if b.aliases.contains(&def.id.value) => b.id.clone(),
-        _ => def.id.value.clone(),
+        Some(b) if b.aliases.contains(&id_at.value) => b.id.clone(),
+        _ => id_at.value.clone(),
     };
-    let id_span = spanned_span(file, &def.id, id.len());
+    let id_span = spanned_span(file, id_at, id.len());
     let id_ok = !id.is_empty()
         && id
             .chars()
@@ -489,6 +539,7 @@ fn compile_rule(
         },
         example: kept(&def.example, |b| &b.example),
         failure_mode,
+        variant_of: base.and_then(|b| b.variant_of.clone()),
         file: file.name.clone(),
         profile: String::new(),
     })

@@ -10,6 +10,7 @@ pub mod model;
 pub mod profile;
 pub mod rules_doc;
 pub mod shape;
+pub mod variants;
 
 use crate::error::{Error, Result};
 use crate::source::SourceFile;
@@ -103,9 +104,42 @@ pub struct Rule {
     pub derived: Option<String>,
     pub example: Option<String>,
     pub failure_mode: Option<RuleFailureMode>,
+    /// Set for a variant of a rule written with `variants:`: the idea it is one outcome of.
+    pub variant_of: Option<VariantOf>,
     pub file: String,
     /// The profile (engine) whose files define the rule.
     pub profile: String,
+}
+
+/// Where a rule stands among the variants of one rule written with `variants:`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantOf {
+    /// The ids of every variant, in the order they are tried.
+    pub ids: Vec<String>,
+    /// The variant's own condition as written; `None` for the last: no earlier variant applies.
+    pub when: Option<String>,
+}
+
+impl VariantOf {
+    /// `a, b (this one), c: this one applies when ...` for the rule `id`.
+    pub fn text(&self, id: &str) -> String {
+        let ids: Vec<String> = self
+            .ids
+            .iter()
+            .map(|i| match i == id {
+                true => format!("{i} (this one)"),
+                false => i.clone(),
+            })
+            .collect();
+        let applies = match &self.when {
+            Some(when) => format!("when {when}"),
+            None => "when no earlier one does".to_string(),
+        };
+        format!(
+            "{}; tried in order, this one applies {applies}",
+            ids.join(", ")
+        )
+    }
 }
 
 /// How a restore goes wrong, for engines that do not migrate state.

@@ -25,10 +25,12 @@ pub struct RuleFile {
     pub rules: Vec<RuleDef>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleDef {
-    pub id: Spanned<String>,
+    /// Absent in a rule with `variants:` (each variant names its own id).
+    #[serde(default)]
+    pub id: Option<Spanned<String>>,
     /// Former ids of the rule (kept when a rule is renamed: cases and overrides name them).
     #[serde(default)]
     pub aliases: Vec<String>,
@@ -67,6 +69,45 @@ pub struct RuleDef {
     pub example: Option<String>,
     /// How the restore goes wrong on this engine: `restore_fails`, `silently_wrong` or
     /// `state_dropped` (or one per mode, like the verdict).
+    #[serde(default)]
+    pub failure_mode: Option<Spanned<VerdictDef>>,
+    /// One idea whose id, verdict and message follow the facts: variants tried in order, the
+    /// first whose `when` holds (with the rule's own `when`) gives the finding; the last may
+    /// leave out `when` (otherwise). Each variant is loaded as a rule of its own id, with the
+    /// rule's fields it does not restate.
+    #[serde(default)]
+    pub variants: Option<Spanned<Vec<VariantDef>>>,
+}
+
+/// One variant of a rule with `variants:`: its own id and what differs from its siblings.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    pub id: Spanned<String>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Whether this variant applies (after the earlier variants did not); left out in the last
+    /// variant only: it applies when none of the earlier ones does.
+    #[serde(default)]
+    pub when: Option<Spanned<String>>,
+    #[serde(default)]
+    pub verdict_by: Option<Spanned<String>>,
+    #[serde(default)]
+    pub verdict: Option<Spanned<VerdictDef>>,
+    #[serde(default)]
+    pub message: Option<Spanned<String>>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+    #[serde(default)]
+    pub reference: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub derived: Option<String>,
+    #[serde(default)]
+    pub example: Option<String>,
     #[serde(default)]
     pub failure_mode: Option<Spanned<VerdictDef>>,
 }

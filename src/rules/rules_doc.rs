@@ -79,6 +79,25 @@ fn write_rule(out: &mut String, rule: &Rule) {
         let aliases: Vec<String> = rule.aliases.iter().map(|a| format!("`{a}`")).collect();
         let _ = writeln!(out, "- also named: {}", aliases.join(", "));
     }
+    if let Some(variants) = &rule.variant_of {
+        let ids: Vec<String> = variants
+            .ids
+            .iter()
+            .map(|i| match *i == rule.id {
+                true => format!("**`{i}`**"),
+                false => format!("`{i}`"),
+            })
+            .collect();
+        let applies = match &variants.when {
+            Some(when) => format!("when `{}`", one_line(when)),
+            None => "when no earlier one does".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "- one rule with variants, tried in order: {}; this one applies {applies}",
+            ids.join(", ")
+        );
+    }
     let _ = writeln!(out, "- when: `{}`", one_line(rule.when.source()));
     if let Some(rationale) = &rule.rationale {
         let _ = writeln!(out, "- why: {}", one_line(rationale));

@@ -34,8 +34,25 @@ const RULE_KEYS: &[&str] = &[
     "derived",
     "example",
     "failure_mode",
+    "variants",
 ];
 const REQUIRED: &[&str] = &["id", "change", "verdict", "message"];
+/// The keys of a variant: a rule's but those it shares with its siblings.
+const VARIANT_KEYS: &[&str] = &[
+    "id",
+    "aliases",
+    "when",
+    "verdict_by",
+    "verdict",
+    "message",
+    "description",
+    "rationale",
+    "reference",
+    "source",
+    "derived",
+    "example",
+    "failure_mode",
+];
 
 fn at<T>(file: &SourceFile, value: &Spanned<T>) -> ByteSpan {
     let start = super::load::raw_offset(file, &value.referenced);
@@ -93,17 +110,39 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
     let Ok(loose) = serde_saphyr::from_str::<LooseFile>(&file.text) else {
         return errors;
     };
+    let all_variants = variants(file);
     for (index, rule) in loose.rules.iter().enumerate() {
         unknown_keys(kind, file, &rule.value, RULE_KEYS, &mut errors);
-        let adjusts = rule
-            .value
-            .get("id")
-            .and_then(|id| id.value.as_str())
-            .is_some_and(loaded);
+        let variants = all_variants
+            .get(index)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for variant in variants {
+            unknown_keys(kind, file, &variant.value, VARIANT_KEYS, &mut errors);
+        }
+        // A rule with variants is complete when each variant is, with the rule's fields.
+        let ids: Vec<&str> = match variants.is_empty() {
+            true => rule
+                .value
+                .get("id")
+                .and_then(|id| id.value.as_str())
+                .into_iter()
+                .collect(),
+            false => variants
+                .iter()
+                .filter_map(|v| v.value.get("id").and_then(|id| id.value.as_str()))
+                .collect(),
+        };
+        let adjusts = !ids.is_empty() && ids.iter().all(|id| loaded(id));
         let missing: Vec<&str> = REQUIRED
             .iter()
             .copied()
-            .filter(|k| !adjusts && !rule.value.contains_key(*k))
+            .filter(|k| {
+                let given = rule.value.contains_key(*k)
+                    || (!variants.is_empty()
+                        && (*k == "id" || variants.iter().all(|v| v.value.contains_key(*k))));
+                !adjusts && !given
+            })
             .collect();
         if !missing.is_empty() {
             errors.push(error(
@@ -115,8 +154,8 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
             ));
         }
         for (key, value) in &rule.value {
-            let text_expected =
-                RULE_KEYS.contains(&key.as_str()) && key != "verdict" && key != "aliases";
+            let text_expected = RULE_KEYS.contains(&key.as_str())
+                && !["verdict", "aliases", "variants"].contains(&key.as_str());
             let verdict_ok = key != "verdict" || value.value.is_string() || value.value.is_object();
             if !verdict_ok {
                 errors.push(error(
@@ -145,6 +184,24 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
         }
     }
     errors
+}
+
+/// The variants of every rule, read leniently (none for a rule whose `variants:` is not a list
+/// of mappings), in the order of the rules.
+fn variants(file: &SourceFile) -> Vec<Vec<Spanned<Mapping>>> {
+    #[derive(Deserialize)]
+    struct Rule {
+        #[serde(default)]
+        variants: Vec<Spanned<Mapping>>,
+    }
+    #[derive(Deserialize)]
+    struct Loose {
+        #[serde(default)]
+        rules: Vec<Rule>,
+    }
+    serde_saphyr::from_str::<Loose>(&file.text)
+        .map(|l| l.rules.into_iter().map(|r| r.variants).collect())
+        .unwrap_or_default()
 }
 
 const CASE_KEYS: &[&str] = &[

@@ -56,14 +56,15 @@ pub fn put_facts(
         filters: grouped.filters,
     };
     op.put(&facts);
-    op.fact_spans.insert("window".into(), window.span);
     op.fact_spans
-        .insert("window_key_position".into(), window.span);
+        .insert(GroupWindowAggregateFacts::window, window.span);
+    op.fact_spans
+        .insert(GroupWindowAggregateFacts::window_key_position, window.span);
     let props_span = properties
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
     op.fact_spans.insert(
-        "window_properties".into(),
+        GroupWindowAggregateFacts::window_properties,
         if props_span.is_empty() {
             grouped.projection_span
         } else {

@@ -207,12 +207,18 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
-    op.fact_spans.insert("keys".into(), keys_span);
+    op.fact_spans.insert(
+        crate::facts::aggregate::GroupAggregateFacts::keys,
+        keys_span,
+    );
     if !grouping_sets.is_empty() {
         let written = group_exprs
             .iter()
             .fold(ByteSpan::default(), |acc, e| acc.union(b.span(*e)));
-        op.fact_spans.insert("grouping_sets".into(), written);
+        op.fact_spans.insert(
+            crate::facts::aggregate::GroupAggregateFacts::grouping_sets,
+            written,
+        );
     }
     for (key, key_span) in &keys {
         op.item_spans.insert(key.canonical(), *key_span);
@@ -292,7 +298,7 @@ pub fn aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan
         udafs: texts(&|a| matches!(a.origin, FunctionOrigin::Declared(_))),
     };
     for fact in facts_of::<Aggregates>() {
-        op.fact_spans.insert(fact.name.into(), span);
+        op.fact_spans.insert(fact.key(), span);
     }
     for agg in aggregates {
         op.item_spans.insert(agg.canonical.clone(), agg.span);
@@ -326,6 +332,7 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
         _ => None,
     });
     let span = span.fold(ByteSpan::default(), ByteSpan::union);
-    op.fact_spans.insert("emit".into(), span);
+    op.fact_spans
+        .insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
     facts
 }

@@ -47,5 +47,8 @@ pub fn put_facts(
         filters: grouped.filters,
     };
     op.put(&facts);
-    op.fact_spans.insert("window".into(), window.span);
+    op.fact_spans.insert(
+        crate::facts::aggregate::WindowAggregateFacts::window,
+        window.span,
+    );
 }
