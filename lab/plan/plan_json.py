@@ -429,7 +429,13 @@ class _JoinScope:
 
 
 def _order(text, f):
-    return "%s %s" % (text, "ASC" if f.get("isAscending", True) else "DESC")
+    ascending = f.get("isAscending", True)
+    # NULLs sort as the smallest values by default (first ascending, last descending); another
+    # order is part of the key, written as the tool writes it.
+    null_last = f.get("nullIsLast", not ascending)
+    if null_last == ascending:
+        text = "%s(%s)" % ("NULLS_LAST" if null_last else "NULLS_FIRST", text)
+    return "%s %s" % (text, "ASC" if ascending else "DESC")
 
 
 def _bound(b):

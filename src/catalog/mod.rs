@@ -174,6 +174,18 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
 
 fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result<()> {
     match statement.kind {
+        // `CREATE ... IF NOT EXISTS` of a name already declared is a no-op in Flink: the
+        // first definition stays (a later one read instead would hide a change of the first).
+        StatementKind::CreateTable(def)
+            if def.if_not_exists
+                && catalog
+                    .tables
+                    .contains_key(&catalog.path.identity(&def.name.parts)) => {}
+        StatementKind::CreateView(def)
+            if def.if_not_exists
+                && catalog
+                    .views
+                    .contains_key(&catalog.path.identity(&def.name.parts)) => {}
         StatementKind::CreateTable(def) => {
             let (mut def, like_open) = with_like(file, catalog, *def)?;
             let query = def.query.take();
@@ -272,6 +284,17 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             words,
         } => alter_table(catalog, &name, change, words, statement.span),
         StatementKind::Other { words } => {
+            // A dropped table or view no longer exists: a `CREATE ... IF NOT EXISTS` after it
+            // defines it again.
+            match dropped(file.slice(statement.span)) {
+                Some((true, parts)) => {
+                    catalog.views.remove(&catalog.path.identity(&parts));
+                }
+                Some((false, parts)) => {
+                    catalog.tables.remove(&catalog.path.identity(&parts));
+                }
+                None => {}
+            }
             catalog.notes.warn(
                 format!(
                     "statement `{}` is not modelled and was ignored",
@@ -283,6 +306,34 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
     }
     Ok(())
+}
+
+/// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, and the name's parts.
+fn dropped(text: &str) -> Option<(bool, Vec<String>)> {
+    let words: Vec<&str> = text
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .collect();
+    let is = |at: usize, word: &str| words.get(at).is_some_and(|w| w.eq_ignore_ascii_case(word));
+    if !is(0, "DROP") {
+        return None;
+    }
+    let mut at = if is(1, "TEMPORARY") { 2 } else { 1 };
+    let view = is(at, "VIEW");
+    if !view && !is(at, "TABLE") {
+        return None;
+    }
+    at += 1;
+    if is(at, "IF") && is(at + 1, "EXISTS") {
+        at += 2;
+    }
+    let name = words.get(at)?;
+    let parts: Vec<String> = name
+        .split('.')
+        .map(|p| p.trim_matches('`').to_string())
+        .collect();
+    (words.len() == at + 1 && parts.iter().all(|p| !p.is_empty())).then_some((view, parts))
 }
 
 /// A statement quoted as written, on one line, without its `;`, cut after 60 characters.

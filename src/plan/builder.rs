@@ -643,7 +643,10 @@ impl<'a> Builder<'a> {
         );
         let planned = pushdown::PlannedAggregate { operator, computed };
         if let Some(having) = &select.having {
-            let terms = self.converter().expr(input, having)?.conjuncts();
+            // Read as the aggregate reads it: its calls (DISTINCT, FILTER too) are computed.
+            let mut conv = self.converter();
+            conv.aggregates = Some(Vec::new());
+            let terms = conv.expr(input, having)?.conjuncts();
             let span = self.span(having);
             for term in &terms {
                 self.filter_spans.entry(term.canonical()).or_insert(span);

@@ -391,6 +391,14 @@ pub fn join(
                 CExpr::Derived(format!("lookup[{conditions}]:{}", column.expr.canonical()));
             column.time = None;
         }
+        // An inner lookup join drops the rows it finds no match for: to the operators after it
+        // that is a filter on their input, whichever columns they read (a changed condition, an
+        // INNER → LEFT, a lookup join added or removed changes which rows reach them).
+        if join_type == "INNER" {
+            joined
+                .filters
+                .push(CExpr::Derived(format!("lookup-match[{conditions}]")));
+        }
     }
     let right_open: Vec<String> = joined.open_tables[left_open..]
         .iter()

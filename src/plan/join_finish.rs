@@ -37,7 +37,14 @@ fn oriented(term: &CExpr) -> CExpr {
         Some(_) if constant(left) && !constant(right) => true,
         Some(_) if constant(right) => false,
         Some(_) => op.starts_with('>'),
-        None => matches!(op.as_str(), "=" | "<>") && left.canonical() > right.canonical(),
+        // `=` / `<>`: a constant on the right, as normalize puts it (a filter pushed from ON
+        // reads as the same filter written in a view's WHERE), else the sides in text order.
+        None if matches!(op.as_str(), "=" | "<>") => match (constant(left), constant(right)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => left.canonical() > right.canonical(),
+        },
+        None => false,
     };
     if !flip {
         return term.clone();
@@ -355,6 +362,14 @@ mod tests {
             binary("=", CExpr::column("b", "y"), CExpr::column("a", "x")),
         ];
         assert_eq!(canonical_terms(&one), canonical_terms(&other));
+    }
+
+    #[test]
+    fn an_equality_with_a_constant_reads_column_first() {
+        let flipped = binary("=", CExpr::Literal("'x'".into()), CExpr::column("b", "c"));
+        let written = binary("=", CExpr::column("b", "c"), CExpr::Literal("'x'".into()));
+        assert_eq!(canonical_terms(&[flipped]), vec!["b.c = 'x'"]);
+        assert_eq!(canonical_terms(&[written]), vec!["b.c = 'x'"]);
     }
 
     #[test]

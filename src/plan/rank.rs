@@ -221,6 +221,7 @@ pub fn pending(
         let value = b.converter().expr(input, expr)?;
         let time = order_time(b, input, expr, &value);
         let descending = matches!(options.sort, Some(OrderBySort::Desc));
+        let value = null_order(value, descending, options.nulls_first);
         order.push((value, descending, time, b.span(expr)));
     }
     Ok(PendingRank {
@@ -235,6 +236,20 @@ pub fn pending(
         where_span: select.selection.as_ref().map(|w| b.span(w)),
         above: Vec::new(),
     })
+}
+
+/// An ORDER BY key with where its NULLs sort, when that is not Flink's default (NULLs are the
+/// smallest values: first ascending, last descending; plan oracle: `nullIsLast`). An explicit
+/// `NULLS FIRST` on a descending key orders the rows differently: the key reads
+/// `NULLS_FIRST(x)`, so a changed NULL order is a changed ORDER BY.
+pub fn null_order(value: CExpr, descending: bool, nulls_first: Option<bool>) -> CExpr {
+    match nulls_first {
+        Some(first) if first == descending => CExpr::Call {
+            name: if first { "NULLS_FIRST" } else { "NULLS_LAST" }.into(),
+            args: vec![value],
+        },
+        _ => value,
+    }
 }
 
 /// The time attribute kind of an ORDER BY expression (inferred by name on bare tables).

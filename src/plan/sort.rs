@@ -38,9 +38,10 @@ fn sort_key(
     };
     let value = b.converter().expr(scope, &item.expr)?;
     let time = super::rank::order_time(b, scope, &item.expr, &value);
+    let descending = matches!(item.options.sort, Some(OrderBySort::Desc));
     Ok(SortKey {
-        value,
-        descending: matches!(item.options.sort, Some(OrderBySort::Desc)),
+        value: super::rank::null_order(value, descending, item.options.nulls_first),
+        descending,
         time,
     })
 }

@@ -130,6 +130,9 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
                 format!("unknown time column `{time_name}`"),
             )
         })?;
+    // The window reads its time column: a changed definition of it (a computed rowtime) is a
+    // changed column read by the query.
+    b.reads.record(&time_column);
     let time_kind = time_column.time.or_else(|| {
         b.notes.assume(
             format!("`{time_name}` of `{table}` is taken as an event-time (rowtime) attribute"),

@@ -29,11 +29,12 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
     let _ = parser.parse_keywords(&[Keyword::OR, Keyword::REPLACE]);
     let temporary = parser.parse_keyword(Keyword::TEMPORARY);
     parser.expect_keyword(Keyword::TABLE)?;
-    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let if_not_exists = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = name_of(file, &parser.parse_object_name(false)?);
     let mut def = TableDef {
         name,
         temporary,
+        if_not_exists,
         columns: Vec::new(),
         watermark: None,
         primary_key: None,

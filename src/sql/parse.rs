@@ -301,7 +301,7 @@ fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, 
         .eq_ignore_ascii_case("TEMPORARY");
     skip_create_prefix(parser);
     parser.expect_keyword(Keyword::VIEW)?;
-    let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let if_not_exists = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = name_of(file, &parser.parse_object_name(false)?);
     let mut columns = Vec::new();
     if parser.consume_token(&Token::LParen) {
@@ -322,6 +322,7 @@ fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, 
     Ok(ViewDef {
         name,
         temporary,
+        if_not_exists,
         columns,
         query,
     })

@@ -76,6 +76,8 @@ impl Name {
 pub struct TableDef {
     pub name: Name,
     pub temporary: bool,
+    /// `IF NOT EXISTS`: a table of that name already declared keeps its definition
+    pub if_not_exists: bool,
     pub columns: Vec<ColumnDef>,
     pub watermark: Option<WatermarkDef>,
     pub primary_key: Option<Vec<String>>,
@@ -166,6 +168,8 @@ pub struct WatermarkDef {
 pub struct ViewDef {
     pub name: Name,
     pub temporary: bool,
+    /// `IF NOT EXISTS`: a view of that name already declared keeps its definition
+    pub if_not_exists: bool,
     pub columns: Vec<String>,
     pub query: Box<Query>,
 }
