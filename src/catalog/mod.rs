@@ -134,6 +134,27 @@ pub struct Catalog {
     pub notes: Notes,
     /// Statements read past without modelling them.
     pub ignored: Vec<(String, ByteSpan)>,
+    /// `DROP TABLE|VIEW` statements, as compared between two scripts: the statement with the
+    /// dropped name resolved to its full identity (`DROP VIEW v` under the default catalog and
+    /// database is `DROP VIEW default_catalog.default_database.v` written otherwise), by span.
+    pub drops: Vec<(ByteSpan, String)>,
+}
+
+impl Catalog {
+    /// The statements read past, as two scripts' are compared: each in canonical spelling, a
+    /// DROP with the name it drops resolved.
+    pub fn read_past_texts(&self, file: &SourceFile) -> Vec<String> {
+        self.ignored
+            .iter()
+            .map(|(_, span)| {
+                self.drops
+                    .iter()
+                    .find(|(at, _)| at == span)
+                    .map(|(_, text)| text.clone())
+                    .unwrap_or_else(|| crate::sql::canonical_text(file.slice(*span)))
+            })
+            .collect()
+    }
 }
 
 impl Catalog {
@@ -286,14 +307,19 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Other { words } => {
             // A dropped table or view no longer exists: a `CREATE ... IF NOT EXISTS` after it
             // defines it again.
-            match dropped(file.slice(statement.span)) {
-                Some((true, parts)) => {
-                    catalog.views.remove(&catalog.path.identity(&parts));
+            if let Some((view, parts, keywords)) = dropped(file.slice(statement.span)) {
+                let identity = catalog.path.identity(&parts);
+                let text = crate::sql::canonical_text(file.slice(statement.span));
+                let words: Vec<&str> = text.split(' ').take(keywords).collect();
+                let words = words.join(" ");
+                catalog
+                    .drops
+                    .push((statement.span, format!("{words} {identity}")));
+                if view {
+                    catalog.views.remove(&identity);
+                } else {
+                    catalog.tables.remove(&identity);
                 }
-                Some((false, parts)) => {
-                    catalog.tables.remove(&catalog.path.identity(&parts));
-                }
-                None => {}
             }
             catalog.notes.warn(
                 format!(
@@ -308,8 +334,9 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
     Ok(())
 }
 
-/// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, and the name's parts.
-fn dropped(text: &str) -> Option<(bool, Vec<String>)> {
+/// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, the name's parts, and how
+/// many keywords come before the name.
+fn dropped(text: &str) -> Option<(bool, Vec<String>, usize)> {
     let words: Vec<&str> = text
         .trim()
         .trim_end_matches(';')
@@ -333,7 +360,7 @@ fn dropped(text: &str) -> Option<(bool, Vec<String>)> {
         .split('.')
         .map(|p| p.trim_matches('`').to_string())
         .collect();
-    (words.len() == at + 1 && parts.iter().all(|p| !p.is_empty())).then_some((view, parts))
+    (words.len() == at + 1 && parts.iter().all(|p| !p.is_empty())).then_some((view, parts, at))
 }
 
 /// A statement quoted as written, on one line, without its `;`, cut after 60 characters.

@@ -80,12 +80,7 @@ fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
 
 /// The statements read past (DROP, USE, ...), in canonical spelling.
 fn unmodelled_statements(plan: &Plan) -> Vec<String> {
-    let text = |span| crate::sql::canonical_text(plan.file.slice(span));
-    plan.catalog
-        .ignored
-        .iter()
-        .map(|(_, span)| text(*span))
-        .collect()
+    plan.catalog.read_past_texts(&plan.file)
 }
 
 /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.

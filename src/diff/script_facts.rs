@@ -70,12 +70,7 @@ pub fn script_facts(plan: &Plan) -> Value {
         .entries()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
-    let read_past: Vec<String> = plan
-        .catalog
-        .ignored
-        .iter()
-        .map(|(_, span)| crate::sql::canonical_text(plan.file.slice(*span)))
-        .collect();
+    let read_past = plan.catalog.read_past_texts(&plan.file);
     json!({
         "job": {
             "config": job.config,

@@ -152,6 +152,8 @@ fn all_cte_names(sql: &str) -> BTreeSet<String> {
 /// VIEW, a comma of a FROM list, a DDL's LIKE), and whether the name is qualified.
 fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Vec<(usize, bool)> {
     let ddl = words.first().is_some_and(|w| w == "CREATE");
+    // `CREATE VIEW IF NOT EXISTS v`, `DROP TABLE IF EXISTS t`: the name follows EXISTS.
+    let declares = words.first().is_some_and(|w| w == "CREATE" || w == "DROP");
     let listed = from_list_items(tokens);
     let structural = [
         Keyword::TABLE,
@@ -173,7 +175,8 @@ fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Ve
                 if [Keyword::FROM, Keyword::JOIN, Keyword::INTO, Keyword::TABLE, Keyword::VIEW]
                     .iter()
                     .any(|k| is_word(t, *k))
-                    || (ddl && is_word(t, Keyword::LIKE)));
+                    || (ddl && is_word(t, Keyword::LIKE))
+                    || (declares && is_word(t, Keyword::EXISTS)));
             let name_like = w.quote_style.is_some() || !structural.contains(&w.keyword);
             let is_name = (after_name_keyword || listed.contains(&i))
                 && name_like
