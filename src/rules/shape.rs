@@ -37,22 +37,8 @@ const RULE_KEYS: &[&str] = &[
     "variants",
 ];
 const REQUIRED: &[&str] = &["id", "change", "verdict", "message"];
-/// The keys of a variant: a rule's but those it shares with its siblings.
-const VARIANT_KEYS: &[&str] = &[
-    "id",
-    "aliases",
-    "when",
-    "verdict_by",
-    "verdict",
-    "message",
-    "description",
-    "rationale",
-    "reference",
-    "source",
-    "derived",
-    "example",
-    "failure_mode",
-];
+/// The keys of a rule that its variants share and may not restate.
+const RULE_ONLY_KEYS: &[&str] = &["change", "variants"];
 
 fn at<T>(file: &SourceFile, value: &Spanned<T>) -> ByteSpan {
     let start = super::load::raw_offset(file, &value.referenced);
@@ -118,7 +104,12 @@ pub fn mistakes(file: &SourceFile, loaded: &dyn Fn(&str) -> bool) -> Vec<Error> 
             .map(Vec::as_slice)
             .unwrap_or_default();
         for variant in variants {
-            unknown_keys(kind, file, &variant.value, VARIANT_KEYS, &mut errors);
+            let variant_keys: Vec<&str> = RULE_KEYS
+                .iter()
+                .copied()
+                .filter(|k| !RULE_ONLY_KEYS.contains(k))
+                .collect();
+            unknown_keys(kind, file, &variant.value, &variant_keys, &mut errors);
         }
         // A rule with variants is complete when each variant is, with the rule's fields.
         let ids: Vec<&str> = match variants.is_empty() {
