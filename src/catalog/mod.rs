@@ -134,10 +134,41 @@ pub struct Catalog {
     pub notes: Notes,
     /// Statements read past without modelling them.
     pub ignored: Vec<(String, ByteSpan)>,
-    /// `DROP TABLE|VIEW` statements, as compared between two scripts: the statement with the
-    /// dropped name resolved to its full identity (`DROP VIEW v` under the default catalog and
-    /// database is `DROP VIEW default_catalog.default_database.v` written otherwise), by span.
+    /// `DROP TABLE|VIEW` statements of names the script does not declare, as compared between
+    /// two scripts: the statement with the dropped name resolved to its full identity (`DROP VIEW
+    /// v` under the default catalog and database is `DROP VIEW
+    /// default_catalog.default_database.v` written otherwise), by span.
     pub drops: Vec<(ByteSpan, String)>,
+    /// Definitions a later statement replaced (DROP, a second CREATE, ALTER TABLE), by identity,
+    /// oldest first: the queries before the replacement read them (Flink runs a script's
+    /// statements in order).
+    pub replaced: BTreeMap<String, Vec<Replaced>>,
+    /// How many queries came before each name's definition was last declared or altered.
+    defined_after: BTreeMap<String, usize>,
+    /// Names a DROP removed, with how many queries came before it. The definition stays under
+    /// the name (the queries before the DROP read it) until a CREATE declares the name again.
+    dropped: BTreeMap<String, usize>,
+    /// `CREATE ... IF NOT EXISTS` of a name already declared, which Flink skips: each with the
+    /// name's identity, in script order.
+    pub skipped: Vec<(String, Skipped)>,
+    /// The DROPs of declared names, each with the name resolved, in script order.
+    pub modelled_drops: Vec<String>,
+}
+
+/// A definition Flink skips (`CREATE ... IF NOT EXISTS` of a declared name), kept to be compared.
+#[derive(Debug, Clone)]
+pub enum Skipped {
+    Table(Box<Table>),
+    View(Box<View>),
+}
+
+/// A definition a later statement replaced, kept under `key` in `tables` or `views` for the
+/// queries written before the replacement.
+#[derive(Debug, Clone)]
+pub struct Replaced {
+    /// How many of the script's queries come before the replacement.
+    pub queries_before: usize,
+    pub key: String,
 }
 
 impl Catalog {
@@ -161,6 +192,64 @@ impl Catalog {
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.get(&name.to_uppercase())
     }
+
+    /// The key of the table or view named `identity` as the query of this ordinal (from 1)
+    /// reads it: the definition in force at its statement. `usize::MAX` reads the last one.
+    pub fn identity_at(&self, identity: String, ordinal: usize) -> String {
+        self.replaced
+            .get(&identity)
+            .and_then(|versions| versions.iter().find(|v| ordinal <= v.queries_before))
+            .map_or(identity, |v| v.key.clone())
+    }
+
+    /// Whether `identity` names a table or view here: declared and not dropped since.
+    pub fn declares(&self, identity: &str) -> bool {
+        (self.tables.contains_key(identity) || self.views.contains_key(identity))
+            && !self.dropped.contains_key(identity)
+    }
+
+    /// Keeps the definition of `identity` for the queries before its DROP, or before this
+    /// point, under a key of its own (`identity~N`, the Nth replaced): the name is free for a
+    /// new definition. When `keep` (an ALTER TABLE changes the definition in place), a copy is
+    /// kept, and only if a query may have read it.
+    fn replace(&mut self, identity: &str, keep: bool) {
+        let until = self.dropped.remove(identity).unwrap_or(self.queries.len());
+        let read = self
+            .defined_after
+            .insert(identity.to_string(), self.queries.len())
+            .is_none_or(|after| after < until);
+        if keep && !read {
+            return;
+        }
+        let versions = self.replaced.get(identity).map_or(0, Vec::len);
+        let key = format!("{identity}~{}", versions + 1);
+        let kept = if let Some(view) = self.views.get(identity) {
+            let view = view.clone();
+            if !keep {
+                self.views.remove(identity);
+            }
+            self.views.insert(key.clone(), view);
+            true
+        } else if let Some(table) = self.tables.get(identity) {
+            let table = table.clone();
+            if !keep {
+                self.tables.remove(identity);
+            }
+            self.tables.insert(key.clone(), table);
+            true
+        } else {
+            false
+        };
+        if kept {
+            self.replaced
+                .entry(identity.to_string())
+                .or_default()
+                .push(Replaced {
+                    queries_before: until,
+                    key,
+                });
+        }
+    }
 }
 
 /// Reads the script's statements in order; `overrides` are `--set` values, applied last.
@@ -169,6 +258,15 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
     let mut catalog = Catalog::default();
     for statement in script.statements {
         add(&script.file, &mut catalog, statement)?;
+    }
+    if !catalog.replaced.is_empty() {
+        let mut queries = std::mem::take(&mut catalog.queries);
+        for query in &mut queries {
+            if let Some(sink) = query.sink_identity.take() {
+                query.sink_identity = Some(catalog.identity_at(sink, query.ordinal));
+            }
+        }
+        catalog.queries = queries;
     }
     for (key, value) in overrides {
         catalog.config.set(key, value, Origin::CommandLine);
@@ -198,16 +296,31 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         // `CREATE ... IF NOT EXISTS` of a name already declared is a no-op in Flink: the
         // first definition stays (a later one read instead would hide a change of the first).
         StatementKind::CreateTable(def)
-            if def.if_not_exists
-                && catalog
-                    .tables
-                    .contains_key(&catalog.path.identity(&def.name.parts)) => {}
+            if def.if_not_exists && catalog.declares(&catalog.path.identity(&def.name.parts)) =>
+        {
+            let table = Table {
+                def: *def,
+                span: statement.span,
+                open: false,
+                altered: None,
+            };
+            skip(catalog, Skipped::Table(Box::new(table)), statement.span)
+        }
         StatementKind::CreateView(def)
-            if def.if_not_exists
-                && catalog
-                    .views
-                    .contains_key(&catalog.path.identity(&def.name.parts)) => {}
+            if def.if_not_exists && catalog.declares(&catalog.path.identity(&def.name.parts)) =>
+        {
+            let view = View {
+                def,
+                span: statement.span,
+                hints: statement.hints,
+                path: catalog.path.clone(),
+            };
+            skip(catalog, Skipped::View(Box::new(view)), statement.span)
+        }
         StatementKind::CreateTable(def) => {
+            // A second CREATE of a name (a TEMPORARY table over a catalog one) replaces it
+            // from here on.
+            catalog.replace(&catalog.path.identity(&def.name.parts), false);
             let (mut def, like_open) = with_like(file, catalog, *def)?;
             let query = def.query.take();
             let open = like_open || query.is_some();
@@ -225,8 +338,12 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     hints: statement.hints,
                 });
             }
+            let identity = catalog.path.identity(&def.name.parts);
+            catalog
+                .defined_after
+                .insert(identity.clone(), catalog.queries.len());
             catalog.tables.insert(
-                catalog.path.identity(&def.name.parts),
+                identity,
                 Table {
                     def,
                     span: statement.span,
@@ -236,8 +353,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             );
         }
         StatementKind::CreateView(def) => {
+            let identity = catalog.path.identity(&def.name.parts);
+            catalog.replace(&identity, false);
+            catalog
+                .defined_after
+                .insert(identity.clone(), catalog.queries.len());
             catalog.views.insert(
-                catalog.path.identity(&def.name.parts),
+                identity,
                 View {
                     def,
                     span: statement.span,
@@ -305,21 +427,24 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             words,
         } => alter_table(catalog, &name, change, words, statement.span),
         StatementKind::Other { words } => {
-            // A dropped table or view no longer exists: a `CREATE ... IF NOT EXISTS` after it
-            // defines it again.
+            // A dropped table or view no longer exists for the statements after the DROP (a
+            // `CREATE ... IF NOT EXISTS` defines it again); the queries before it read it.
             if let Some((view, parts, keywords)) = dropped(file.slice(statement.span)) {
                 let identity = catalog.path.identity(&parts);
                 let text = crate::sql::canonical_text(file.slice(statement.span));
                 let words: Vec<&str> = text.split(' ').take(keywords).collect();
-                let words = words.join(" ");
-                catalog
-                    .drops
-                    .push((statement.span, format!("{words} {identity}")));
-                if view {
-                    catalog.views.remove(&identity);
+                let resolved = format!("{} {identity}", words.join(" "));
+                let declared = if view {
+                    catalog.views.contains_key(&identity)
                 } else {
-                    catalog.tables.remove(&identity);
+                    catalog.tables.contains_key(&identity)
+                };
+                if declared && catalog.declares(&identity) {
+                    catalog.dropped.insert(identity, catalog.queries.len());
+                    catalog.modelled_drops.push(resolved);
+                    return Ok(());
                 }
+                catalog.drops.push((statement.span, resolved));
             }
             catalog.notes.warn(
                 format!(
@@ -332,6 +457,21 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
     }
     Ok(())
+}
+
+/// A `CREATE ... IF NOT EXISTS` of a declared name: Flink skips it; it is compared between the
+/// two scripts all the same, so that a change to it is reported.
+fn skip(catalog: &mut Catalog, skipped: Skipped, span: ByteSpan) {
+    let name = match &skipped {
+        Skipped::Table(table) => &table.def.name,
+        Skipped::View(view) => &view.def.name,
+    };
+    let identity = catalog.path.identity(&name.parts);
+    catalog.notes.assume(
+        format!("`{identity}` is already declared: Flink skips this CREATE ... IF NOT EXISTS"),
+        Some(span),
+    );
+    catalog.skipped.push((identity, skipped));
 }
 
 /// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, the name's parts, and how
@@ -392,7 +532,15 @@ fn alter_table(
     span: ByteSpan,
 ) {
     let identity = catalog.path.identity(&name.parts);
-    let Some(table) = catalog.tables.get_mut(&identity) else {
+    if catalog.declares(&identity) {
+        // The queries before the ALTER read the table as it was.
+        catalog.replace(&identity, true);
+    }
+    let Some(table) = catalog
+        .tables
+        .get_mut(&identity)
+        .filter(|_| !catalog.dropped.contains_key(&identity))
+    else {
         catalog.notes.warn(
             format!("statement `{words} ...` changes a table the script does not declare: it is not modelled and was ignored"),
             Some(span),
@@ -445,7 +593,12 @@ fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<
         return Ok((def, false));
     };
     let located = |message: String| Error::located("sql", file, like.span, message, "here", None);
-    let Some(base) = catalog.tables.get(&catalog.path.identity(&like.parts)) else {
+    let base = catalog.path.identity(&like.parts);
+    let Some(base) = catalog
+        .tables
+        .get(&base)
+        .filter(|_| catalog.declares(&base))
+    else {
         return Ok((def, true));
     };
     let open = base.open;

@@ -74,6 +74,8 @@ fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
         changed_functions: changed_functions(old, new),
         added_functions: added_functions(old, new),
         unused_tables_changed: unused_tables_changed(old, new),
+        skipped_definitions_changed: skipped_definitions_changed(old, new),
+        drops_changed: drops_changed(old, new),
         warnings_added: warnings_added(old, new),
     }
 }
@@ -81,6 +83,55 @@ fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
 /// The statements read past (DROP, USE, ...), in canonical spelling.
 fn unmodelled_statements(plan: &Plan) -> Vec<String> {
     plan.catalog.read_past_texts(&plan.file)
+}
+
+/// The names whose skipped `CREATE ... IF NOT EXISTS` statements differ between the scripts.
+fn skipped_definitions_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    let (old, new) = (skipped_by_name(old), skipped_by_name(new));
+    let mut names: Vec<&str> = old.keys().chain(new.keys()).copied().collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|name| old.get(name) != new.get(name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The DROPs of declared names one script has and the other has not.
+fn drops_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    let (old, new) = (&old.catalog.modelled_drops, &new.catalog.modelled_drops);
+    if old == new {
+        return Vec::new();
+    }
+    let mut changed: Vec<String> = old
+        .iter()
+        .filter(|d| !new.contains(d))
+        .chain(new.iter().filter(|d| !old.contains(d)))
+        .cloned()
+        .collect();
+    if changed.is_empty() {
+        // The same DROPs in another order.
+        changed = old.clone();
+    }
+    changed.sort();
+    changed.dedup();
+    changed
+}
+
+/// The skipped definitions of each name, as the tool plans them (spelling aside).
+fn skipped_by_name(plan: &Plan) -> std::collections::BTreeMap<&str, Vec<Option<String>>> {
+    use crate::catalog::Skipped;
+    use crate::plan::source_table::table_signature;
+    let mut by_name: std::collections::BTreeMap<&str, Vec<Option<String>>> = Default::default();
+    for (name, skipped) in &plan.catalog.skipped {
+        let definition = match skipped {
+            Skipped::Table(table) => Some(table_signature(table)),
+            Skipped::View(view) => planned_view(plan, view),
+        };
+        by_name.entry(name).or_default().push(definition);
+    }
+    by_name
 }
 
 /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
@@ -178,7 +229,11 @@ fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
 /// so that a view spelled otherwise (a predicate turned around, names qualified) is the same
 /// view. A view the tool cannot plan on its own is its canonical text.
 fn view_lineage(plan: &Plan, name: &str) -> Option<String> {
-    let view = plan.catalog.views.get(name)?;
+    planned_view(plan, plan.catalog.views.get(name)?)
+}
+
+/// What `view` is as the tool plans it (see [`view_lineage`]).
+fn planned_view(plan: &Plan, view: &crate::catalog::View) -> Option<String> {
     let mut notes = crate::notes::Notes::default();
     let mut builder = crate::plan::builder::Builder::new(&plan.catalog, &plan.file, &mut notes);
     builder.path = view.path.clone();

@@ -26,6 +26,10 @@ facts! {
         pub warnings_added: Vec<String>,
         /// functions the new job declares and the old one did not
         pub added_functions: Vec<String>,
+        /// names whose `CREATE ... IF NOT EXISTS` statements that Flink skips (the name is already declared) differ
+        pub skipped_definitions_changed: Vec<String>,
+        /// the DROP TABLE and DROP VIEW statements of declared names that one script has and the other has not (names resolved)
+        pub drops_changed: Vec<String>,
     }
 }
 
@@ -153,6 +157,8 @@ impl ConfigFacts {
             || !self.changed_functions.is_empty()
             || !self.added_functions.is_empty()
             || !self.unused_tables_changed.is_empty()
+            || !self.skipped_definitions_changed.is_empty()
+            || !self.drops_changed.is_empty()
             || !self.warnings_added.is_empty()
     }
 }

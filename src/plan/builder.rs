@@ -41,6 +41,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();
+        builder.ordinal = statement.ordinal;
         let relation = builder
             .query(&statement.query)
             .and_then(|relation| builder.finish_rank(relation, statement.span));
@@ -210,6 +211,9 @@ pub struct Builder<'a> {
     view_depth: usize,
     /// The catalog and database names resolve from (the query's, or the view's being read).
     pub path: NamePath,
+    /// The ordinal (from 1) of the query being planned: names resolve to the definitions in
+    /// force at its statement (`usize::MAX`: at the end of the script).
+    pub ordinal: usize,
     /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
     pub outer: Vec<Relation>,
     /// The lineage of each subquery planned so far, by where it is written.
@@ -242,10 +246,17 @@ impl<'a> Builder<'a> {
             ctes: Vec::new(),
             view_depth: 0,
             path: NamePath::default(),
+            ordinal: usize::MAX,
             outer: Vec::new(),
             subqueries: BTreeMap::new(),
             union_distinct_above: false,
         }
+    }
+
+    /// The key of the table or view `parts` names, as this query reads it.
+    pub fn resolve(&self, parts: &[String]) -> String {
+        self.catalog
+            .identity_at(self.path.identity(parts), self.ordinal)
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
@@ -1007,7 +1018,7 @@ impl<'a> Builder<'a> {
                 return;
             }
         }
-        let identity = self.path.identity(parts);
+        let identity = self.resolve(parts);
         if !self.catalog.tables.contains_key(&identity) {
             return;
         }
@@ -1037,7 +1048,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let identity = self.path.identity(parts);
+        let identity = self.resolve(parts);
         let name = identity.as_str();
         if let Some(view) = self.catalog.views.get(name).cloned() {
             if self.view_depth >= MAX_VIEW_DEPTH {

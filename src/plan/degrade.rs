@@ -24,7 +24,13 @@ pub fn opaque_query(
     at: ByteSpan,
 ) -> QueryPlan {
     let query_text = statement.query.to_string();
-    let lineage = Lineage::of(catalog, file, &statement.path, &query_text);
+    let lineage = Lineage::of(
+        catalog,
+        file,
+        &statement.path,
+        &query_text,
+        statement.ordinal,
+    );
     let mut fingerprint = vec![canonical_text(&query_text)];
     fingerprint.extend(lineage.definitions.values().cloned());
     let fingerprint = fingerprint.join(" ;; ");
@@ -95,13 +101,24 @@ pub fn opaque_query(
 /// definitions of the tables, views and functions it names.
 #[derive(Default)]
 struct Lineage {
+    /// The ordinal of the query read: names resolve to the definitions in force at it.
+    ordinal: usize,
     tables: Vec<String>,
     definitions: BTreeMap<String, String>,
 }
 
 impl Lineage {
-    fn of(catalog: &Catalog, file: &SourceFile, path: &NamePath, text: &str) -> Lineage {
-        let mut lineage = Lineage::default();
+    fn of(
+        catalog: &Catalog,
+        file: &SourceFile,
+        path: &NamePath,
+        text: &str,
+        ordinal: usize,
+    ) -> Lineage {
+        let mut lineage = Lineage {
+            ordinal,
+            ..Lineage::default()
+        };
         lineage.read(catalog, file, path, text, 0);
         lineage
     }
@@ -178,7 +195,7 @@ impl Lineage {
     }
 
     fn object(&self, catalog: &Catalog, path: &NamePath, parts: &[String]) -> Option<Object> {
-        let identity = path.identity(parts);
+        let identity = catalog.identity_at(path.identity(parts), self.ordinal);
         if catalog.views.contains_key(&identity) {
             Some(Object::View(identity))
         } else if catalog.tables.contains_key(&identity) {

@@ -455,7 +455,7 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
         ),
         _ => (Vec::new(), None),
     };
-    let identity = b.path.identity(&table);
+    let identity = b.resolve(&table);
     let table = table.last().cloned().unwrap_or_default();
     let squeeze = |s: &str| {
         s.chars()
