@@ -117,6 +117,8 @@ pub struct QueryStatement {
     pub span: ByteSpan,
     /// Index among the script's queries, from 1.
     pub ordinal: usize,
+    /// The configuration in force at the statement: an index into `Catalog::config_versions`.
+    pub config_version: usize,
     pub hints: Vec<String>,
 }
 
@@ -129,7 +131,13 @@ pub struct Catalog {
     pub path: NamePath,
     /// Keyed by the uppercased name: function names are case-insensitive.
     pub functions: BTreeMap<String, Function>,
+    /// The configuration at the end of the script (the job's, as it is submitted).
     pub config: Config,
+    /// The configurations in force at the queries (`QueryStatement::config_version`): a SET
+    /// between two INSERTs applies to the second only.
+    pub config_versions: Vec<Config>,
+    /// Whether a SET or RESET came after the last version was taken.
+    config_changed: bool,
     pub queries: Vec<QueryStatement>,
     pub notes: Notes,
     /// Statements read past without modelling them.
@@ -202,6 +210,15 @@ impl Catalog {
             .map_or(identity, |v| v.key.clone())
     }
 
+    /// The index of the configuration in force now, in `config_versions`.
+    fn config_version(&mut self) -> usize {
+        if self.config_changed || self.config_versions.is_empty() {
+            self.config_versions.push(self.config.clone());
+            self.config_changed = false;
+        }
+        self.config_versions.len() - 1
+    }
+
     /// Whether `identity` names a table or view here: declared and not dropped since.
     pub fn declares(&self, identity: &str) -> bool {
         (self.tables.contains_key(identity) || self.views.contains_key(identity))
@@ -269,7 +286,13 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
         catalog.queries = queries;
     }
     for (key, value) in overrides {
-        catalog.config.set(key, value, Origin::CommandLine);
+        for config in catalog
+            .config_versions
+            .iter_mut()
+            .chain(std::iter::once(&mut catalog.config))
+        {
+            config.set(key, value, Origin::CommandLine);
+        }
     }
     for (key, _) in catalog
         .config
@@ -327,6 +350,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             validate_table(file, &def, open)?;
             if let Some(query) = query {
                 let ordinal = catalog.queries.len() + 1;
+                let config_version = catalog.config_version();
                 catalog.queries.push(QueryStatement {
                     sink_identity: Some(catalog.path.identity(&def.name.parts)),
                     path: catalog.path.clone(),
@@ -335,6 +359,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     query,
                     span: statement.span,
                     ordinal,
+                    config_version,
                     hints: statement.hints,
                 });
             }
@@ -379,10 +404,15 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 &setting.value,
                 Origin::Script(setting.key_span),
             );
+            catalog.config_changed = true;
         }
-        StatementKind::Reset { key } => catalog.config.reset(key.as_deref()),
+        StatementKind::Reset { key } => {
+            catalog.config.reset(key.as_deref());
+            catalog.config_changed = true;
+        }
         StatementKind::Insert(insert) => {
             let ordinal = catalog.queries.len() + 1;
+            let config_version = catalog.config_version();
             // The sink's conflict strategy is compared as hints are: it changes the state of
             // the sink's materializer, which the tool does not model.
             let mut hints = statement.hints;
@@ -395,11 +425,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 query: insert.query,
                 span: statement.span,
                 ordinal,
+                config_version,
                 hints,
             });
         }
         StatementKind::Query(query) => {
             let ordinal = catalog.queries.len() + 1;
+            let config_version = catalog.config_version();
             catalog.queries.push(QueryStatement {
                 sink: None,
                 sink_identity: None,
@@ -408,6 +440,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 query,
                 span: statement.span,
                 ordinal,
+                config_version,
                 hints: statement.hints,
             });
         }

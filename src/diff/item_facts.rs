@@ -20,12 +20,17 @@ pub struct Item {
 }
 
 /// One item per configuration key whose value in force differs between the two jobs.
-pub fn config_items(old: &Plan, new: &Plan, config_facts: &ConfigFacts) -> Vec<Item> {
+pub fn config_items(
+    old: &Plan,
+    new: &Plan,
+    changes: Vec<config::KeyChange>,
+    config_facts: &ConfigFacts,
+) -> Vec<Item> {
     let span = |plan: &Plan, key: &str| match plan.catalog.config.origin(key) {
         Some(Origin::Script(span)) => Some(*span),
         _ => None,
     };
-    config::changes(&old.catalog.config, &new.catalog.config)
+    changes
         .into_iter()
         .map(|change| Item {
             facts: item_value(

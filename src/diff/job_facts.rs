@@ -4,6 +4,7 @@
 use super::item_facts;
 use super::matching::QueryPair;
 use super::pair_facts::changed_items;
+use crate::catalog::config::KeyChange;
 use crate::facts::job::ConfigFacts;
 use crate::plan::Plan;
 
@@ -24,11 +25,12 @@ pub struct Job<'a> {
 
 impl<'a> Job<'a> {
     pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
-        let config = config_facts(old, new);
+        let changes = config_changes(old, new);
+        let config = config_facts(old, new, &changes);
         Job {
             old,
             new,
-            config_items: item_facts::config_items(old, new, &config),
+            config_items: item_facts::config_items(old, new, changes, &config),
             config,
             temporary_tables_changed: temporary_tables_changed(old, new),
             deployment_items: Vec::new(),
@@ -55,7 +57,7 @@ impl<'a> Job<'a> {
     }
 }
 
-fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
+fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
     let config = &new.catalog.config;
     ConfigFacts {
         ignore_filter: config.is_true("table.optimizer.state-compatibility.ignore-filter"),
@@ -69,7 +71,11 @@ fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
             .to_uppercase(),
         engine_version_changed: old.catalog.config.get("engine.version")
             != config.get("engine.version"),
-        changed_keys: crate::catalog::config::changed_keys(&old.catalog.config, config),
+        changed_keys: {
+            let mut keys: Vec<String> = changes.iter().map(|c| c.written.clone()).collect();
+            keys.dedup();
+            keys
+        },
         unmodelled_statements_changed: unmodelled_statements(old) != unmodelled_statements(new),
         changed_functions: changed_functions(old, new),
         added_functions: added_functions(old, new),
@@ -78,6 +84,40 @@ fn config_facts(old: &Plan, new: &Plan) -> ConfigFacts {
         drops_changed: drops_changed(old, new),
         warnings_added: warnings_added(old, new),
     }
+}
+
+/// The configuration keys whose value in force differs, sorted: at the end of the scripts, or at
+/// a query of both (a SET moved across an INSERT changes the configuration of that query only,
+/// and is judged for the whole job).
+fn config_changes(old: &Plan, new: &Plan) -> Vec<KeyChange> {
+    use crate::catalog::config::changes;
+    let mut keys = changes(&old.catalog.config, &new.catalog.config);
+    let (old_versions, new_versions) = (&old.catalog.config_versions, &new.catalog.config_versions);
+    if old_versions.len() > 1 || new_versions.len() > 1 {
+        let in_force: std::collections::HashMap<&str, usize> = new
+            .queries
+            .iter()
+            .map(|q| (q.name.as_str(), q.config_version))
+            .collect();
+        let mut compared = std::collections::HashSet::new();
+        for query in &old.queries {
+            let Some(&version) = in_force.get(query.name.as_str()) else {
+                continue;
+            };
+            if !compared.insert((query.config_version, version)) {
+                continue;
+            }
+            if let (Some(old_config), Some(new_config)) = (
+                old_versions.get(query.config_version),
+                new_versions.get(version),
+            ) {
+                keys.extend(changes(old_config, new_config));
+            }
+        }
+        keys.sort_by(|a, b| (&a.written, &a.old, &a.new).cmp(&(&b.written, &b.old, &b.new)));
+        keys.dedup();
+    }
+    keys
 }
 
 /// The statements read past (DROP, USE, ...), in canonical spelling.

@@ -144,6 +144,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             rows: rows.join(" AND "),
             rows_span,
             insert_columns: statement.columns.clone(),
+            config_version: statement.config_version,
         });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));

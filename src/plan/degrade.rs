@@ -94,6 +94,7 @@ pub fn opaque_query(
         rows: String::new(),
         rows_span: None,
         insert_columns: statement.columns.clone(),
+        config_version: statement.config_version,
     }
 }
 

@@ -218,6 +218,9 @@ impl Operator {
 pub struct QueryPlan {
     /// `INSERT INTO sink` → the sink's name; a bare query → `query #n`.
     pub name: String,
+    /// The configuration in force at its statement: an index into the catalog's
+    /// `config_versions`.
+    pub config_version: usize,
     pub sink: Option<String>,
     pub span: ByteSpan,
     pub operators: Vec<Operator>,

@@ -31,6 +31,8 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
             op.fact_spans.insert(OpaqueFacts::fingerprint, *span);
             Some(QueryPlan {
                 name: name.clone(),
+                // Not placed among the queries: judged by the configuration at the end.
+                config_version: usize::MAX,
                 // Old and new pipelines of the same statement pair through this name.
                 sink: Some(name),
                 span: *span,
