@@ -256,3 +256,25 @@ fn a_family_field_whose_variables_are_empty_for_a_kind_keeps_the_base_rules() {
     let wa = rule(&flink, "wa-aggregate-removed");
     assert!(wa.source.is_none() && wa.derived.is_some());
 }
+
+#[test]
+fn a_variant_without_id_is_located() {
+    let text = "operator: query
+rules:
+  - change: sink_options
+    variants:
+      - when: config.ignore_sink
+        verdict: unknown
+        message: a
+      - id: my-b
+        verdict: unknown
+        message: b
+";
+    let found = errors(text);
+    assert!(
+        found
+            .iter()
+            .any(|(l, m)| *l == 5 && m.contains("variant 1 has no `id`")),
+        "{found:?}"
+    );
+}
