@@ -315,13 +315,27 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
             .filter(|(t, filled)| present(&t.value, &filled.value))
             .map(|(_, filled)| filled)
     };
+    // A verdict (or failure mode) that is one variable, empty for the kind, is left out too.
+    let verdict = |v: &Option<Spanned<VerdictDef>>| {
+        let v = v.as_ref()?;
+        let filled = match &v.value {
+            VerdictDef::One(one) if !present(one, &substitute(one, vars)) => return None,
+            VerdictDef::One(one) => VerdictDef::One(substitute(one, vars)),
+            VerdictDef::ByMode(by) => VerdictDef::ByMode(
+                by.iter()
+                    .map(|(mode, one)| (mode.clone(), substitute(one, vars)))
+                    .collect(),
+            ),
+        };
+        Some(Spanned::new(filled, v.referenced, v.defined))
+    };
     RuleDef {
         id: def.id.as_ref().map(|id| substituted(id, vars)),
         aliases: def.aliases.iter().map(|a| substitute(a, vars)).collect(),
         change: spanned(&def.change),
         when: spanned(&def.when),
         verdict_by: spanned(&def.verdict_by),
-        verdict: def.verdict.clone(),
+        verdict: verdict(&def.verdict),
         message: spanned(&def.message),
         description: text(&def.description),
         rationale: text(&def.rationale),
@@ -329,7 +343,7 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
         source: text(&def.source),
         derived: text(&def.derived),
         example: text(&def.example),
-        failure_mode: def.failure_mode.clone(),
+        failure_mode: verdict(&def.failure_mode),
         variants: def.variants.as_ref().map(|variants| {
             Spanned::new(
                 variants
@@ -344,7 +358,7 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
     }
 }
 
-/// A `${name}` left in a rule's id, predicate or texts after its family's values were filled in.
+/// A `${name}` left in a rule's id, predicate, texts or verdicts after its family's values were filled in.
 fn unset_variable(def: &RuleDef) -> Option<String> {
     let texts = [&def.id, &def.change, &def.when, &def.message]
         .map(|t| t.as_ref().map(|t| &t.value))
@@ -360,7 +374,16 @@ fn unset_variable(def: &RuleDef) -> Option<String> {
             ]
             .map(Option::as_ref),
         )
-        .flatten();
+        .flatten()
+        .chain(
+            [&def.verdict, &def.failure_mode]
+                .into_iter()
+                .flatten()
+                .flat_map(|v| match &v.value {
+                    VerdictDef::One(one) => vec![one],
+                    VerdictDef::ByMode(by) => by.values().collect(),
+                }),
+        );
     for text in texts {
         if let Some(start) = text.find("${") {
             let rest = &text[start + 2..];
