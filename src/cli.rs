@@ -529,13 +529,13 @@ fn execute(cli: Cli) -> Result<i32> {
         }
         Command::Plan { file, format, set } => {
             let plan = plan_script(source(&file)?, &set)?;
-            let value = plan_command::facts(&plan);
+            let facts = plan_command::facts(&plan);
             match format {
                 PlanFormat::Json => outln!(
                     "{}",
-                    serde_json::to_string_pretty(&value).unwrap_or_default()
+                    serde_json::to_string_pretty(&plan_command::json(&facts)).unwrap_or_default()
                 ),
-                PlanFormat::Human => outln!("{}", plan_command::text(&value).trim_end()),
+                PlanFormat::Human => outln!("{}", plan_command::text(&facts).trim_end()),
             }
             Ok(0)
         }

@@ -255,4 +255,39 @@ fn a_family_field_whose_variables_are_empty_for_a_kind_keeps_the_base_rules() {
     assert!(gwa.source.is_some() && gwa.derived.is_none());
     let wa = rule(&flink, "wa-aggregate-removed");
     assert!(wa.source.is_none() && wa.derived.is_some());
+    // rules/apache-flink-2/windows.yaml: the verdict is a variable, empty for wa (whose
+    // early/late-fire does not plan: the base verdict, with a failure mode of its own).
+    let gwa = rule(&flink, "gwa-emit-config-changed");
+    assert_eq!(gwa.verdict_text(), "fully_compatible");
+    let wa = rule(&flink, "wa-emit-config-changed");
+    assert_eq!(
+        wa.verdict_text(),
+        rule(&vvr, "wa-emit-config-changed").verdict_text()
+    );
+    assert_eq!(
+        wa.failure_mode_for(&json!({})),
+        Some(flink_compat::rules::FailureMode::RestoreFails)
+    );
+}
+
+#[test]
+fn a_variant_without_id_is_located() {
+    let text = "operator: query
+rules:
+  - change: sink_options
+    variants:
+      - when: config.ignore_sink
+        verdict: unknown
+        message: a
+      - id: my-b
+        verdict: unknown
+        message: b
+";
+    let found = errors(text);
+    assert!(
+        found
+            .iter()
+            .any(|(l, m)| *l == 5 && m.contains("variant 1 has no `id`")),
+        "{found:?}"
+    );
 }

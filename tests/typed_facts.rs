@@ -1,6 +1,7 @@
 //! The typed facts (src/facts/) are the one declaration of the facts: every operator the plan
 //! records writes exactly the facts its kind's type declares, a fact belongs to one coverage
-//! group whatever the kind, and a rule reading a path no type declares fails at load, located.
+//! group whatever the kind, a rule reading a path no type declares fails at load, located, and
+//! no code outside src/facts/ names a fact by a string literal.
 
 use flink_compat::diff::schema;
 use flink_compat::error::Error;
@@ -181,4 +182,94 @@ fn the_facts_other_pairs_judge_are_declared_on_the_types() {
     );
     assert_eq!(schema::judged_elsewhere("source"), ["options"]);
     assert!(schema::judged_elsewhere("group_aggregate").is_empty());
+}
+
+/// Every name a fact path may use: the facts of every kind, pair and item, the fields of the
+/// objects among them, and the top-level `old`, `new` and `config`.
+fn fact_names() -> BTreeSet<String> {
+    use flink_compat::fact_schema::FactType;
+    fn walk(fact_type: &FactType, out: &mut BTreeSet<String>) {
+        match fact_type {
+            FactType::Object(fields) => {
+                for (name, inner) in fields {
+                    out.insert(name.clone());
+                    walk(inner, out);
+                }
+            }
+            FactType::List(inner) => walk(inner, out),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    let operators = OperatorKind::ALL.iter().map(|k| k.name());
+    for operator in operators.chain(["query", "config_key", "table_option"]) {
+        if let Some(schema) = schema::schema_for(operator) {
+            walk(&FactType::Object(schema.root.clone()), &mut out);
+        }
+    }
+    out
+}
+
+/// Code that names a fact by a literal in one of these ways reads or writes it by string key.
+const KEYED: &[&str] = &[
+    ".get(\"{}\")",
+    "[\"{}\"]",
+    "insert(\"{}\"",
+    "json!({{\"{}\"",
+];
+
+/// Literals that are fact names by coincidence, each with what it names.
+const NOT_FACTS: &[(&str, &str)] = &[
+    // a source table's WITH option 'connector', before it is a fact
+    ("src/diff/item_facts.rs", ".get(\"connector\")"),
+    // the family variable `${kind}` of a rule file
+    ("src/rules/load.rs", "insert(\"kind\""),
+    // the kind of an error in the JSON report
+    ("src/error.rs", "json!({\"kind\""),
+    // a YAML key of a rule or case file
+    ("src/rules/shape.rs", ".get(\"id\")"),
+    ("src/rules/shape.rs", ".get(\"verdict\")"),
+];
+
+fn rust_sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable").flatten() {
+        let path = entry.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+        if path.is_dir() && name.as_deref() != Some("tests") {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_fact_is_read_or_written_by_string_key_outside_the_facts_layer() {
+    let names = fact_names();
+    assert!(names.contains("aggregates") && names.contains("config"));
+    let mut files = Vec::new();
+    rust_sources(Path::new("src"), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let shown = file.display().to_string();
+        if shown.starts_with("src/facts/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("readable");
+        // The code, not its unit tests (which write facts as JSON on purpose).
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for name in &names {
+            for way in KEYED {
+                let keyed = way.replace("{}", name).replace("{{", "{");
+                if code.contains(&keyed) && !NOT_FACTS.contains(&(shown.as_str(), keyed.as_str())) {
+                    found.push(format!("{shown}: {keyed}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "facts read or written by string key (use the facts types, their `FactName` constants or `facts::pair`):\n{}",
+        found.join("\n")
+    );
 }

@@ -1,5 +1,6 @@
 //! Neutral relations between an old and a new list: what was kept, added, removed, reordered.
 
+use crate::fact_schema::FactType;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -16,6 +17,24 @@ pub struct ListRelation<T> {
     pub equal_as_list: bool,
     pub equal_as_set: bool,
     pub reordered: bool,
+}
+
+impl ListRelation<Value> {
+    /// The DSL type of the relation object of a list of `item`s, from the type's own fields
+    /// (as serialized): a list of items for `kept`, `added`, `removed`, a boolean for the others.
+    pub fn fact_type(item: &FactType) -> FactType {
+        let fields = match serde_json::to_value(ListRelation::<Value>::default()) {
+            Ok(Value::Object(fields)) => fields,
+            _ => serde_json::Map::new(),
+        };
+        FactType::object(fields.into_iter().map(|(name, value)| {
+            let fact_type = match value {
+                Value::Array(_) => FactType::List(Box::new(item.clone())),
+                _ => FactType::Bool,
+            };
+            (name, fact_type)
+        }))
+    }
 }
 
 impl<T> Default for ListRelation<T> {

@@ -1,27 +1,16 @@
 //! The facts a rule may use, per operator kind: the type of each fact of the old and new
 //! operator, the relations derived from every list fact, and the job configuration.
 
+use crate::diff::relations::ListRelation;
 use crate::fact_schema::{FactSchema, FactType};
 use crate::facts::job::{
     ConfigFacts, ConfigKeyItem, QueryFacts, QueryPairFacts, SourcePairFacts, TableOptionItem,
 };
-use crate::facts::{self, facts_of, Fact};
+use crate::facts::{self, facts_of, pair, Fact};
 use crate::plan::OperatorKind;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-
-pub fn object(fields: &[(&str, FactType)]) -> FactType {
-    FactType::Object(
-        fields
-            .iter()
-            .map(|(k, t)| (k.to_string(), t.clone()))
-            .collect(),
-    )
-}
-
-pub fn strings() -> FactType {
-    FactType::List(Box::new(FactType::String))
-}
 
 type Rows = Vec<(&'static str, FactType, &'static str)>;
 
@@ -61,7 +50,7 @@ pub fn schema_for(operator: &str) -> Option<FactSchema> {
             .into_iter()
             .map(|(k, t, _)| (k.to_string(), t))
             .collect();
-        root.insert("config".into(), config_object());
+        root.insert(pair::CONFIG.into(), config_object());
         return Some(FactSchema { root });
     }
     let side = if operator == "query" {
@@ -84,14 +73,14 @@ pub fn schema(side: &[(&'static str, FactType, &'static str)]) -> FactSchema {
             .collect(),
     );
     let mut root: BTreeMap<String, FactType> = BTreeMap::new();
-    root.insert("old".into(), side_type.clone());
-    root.insert("new".into(), side_type);
+    root.insert(pair::OLD.into(), side_type.clone());
+    root.insert(pair::NEW.into(), side_type);
     for (name, fact_type, _) in side {
         if let FactType::List(inner) = fact_type {
-            root.insert(name.to_string(), relation_type(inner));
+            root.insert(name.to_string(), ListRelation::<Value>::fact_type(inner));
         }
     }
-    root.insert("config".into(), config_object());
+    root.insert(pair::CONFIG.into(), config_object());
     FactSchema { root }
 }
 
@@ -115,18 +104,6 @@ pub fn item_facts(kind: &str) -> Option<Rows> {
         "table_option" => Some(rows(facts_of::<TableOptionItem>())),
         _ => None,
     }
-}
-
-fn relation_type(item: &FactType) -> FactType {
-    let list = FactType::List(Box::new(item.clone()));
-    object(&[
-        ("kept", list.clone()),
-        ("added", list.clone()),
-        ("removed", list),
-        ("equal_as_list", FactType::Bool),
-        ("equal_as_set", FactType::Bool),
-        ("reordered", FactType::Bool),
-    ])
 }
 
 /// Facts that are views of one another share a group: a rule that reads one of them explains a

@@ -2,7 +2,7 @@
 //! reports every error of every file at once, pointing into the YAML.
 
 use super::model::{RuleDef, RuleFile, VerdictDef};
-use super::{ByMode, FailureMode, Rule, RuleSet, VariantOf};
+use super::{ByMode, FailureMode, Rule, RuleSet};
 use crate::diff::schema;
 use crate::error::{Error, Result};
 use crate::limits::MAX_RULES;
@@ -222,6 +222,9 @@ fn load_kind(
         }
     }
     for written in &parsed.rules {
+        // The kind's values first: a variant's `when` then joins predicates as they read for
+        // this kind (a shared `when` that is only variables, empty here, is left out).
+        let written = &instantiate(written, vars);
         let expanded = match super::variants::expand(file, written) {
             Ok(expanded) => expanded,
             Err(variant_errors) => {
@@ -230,7 +233,7 @@ fn load_kind(
             }
         };
         for one in expanded {
-            let def = &instantiate(&one.def, vars);
+            let def = &one.def;
             let Some(id) = &def.id else { continue };
             if let Some(unset) = unset_variable(def) {
                 errors.push(rule_error(
@@ -254,9 +257,8 @@ fn load_kind(
             if !set.defer_compiling {
                 let before = errors.len();
                 for part in &one.parts {
-                    let part = substituted(part, vars);
                     if let Err(e) = Predicate::compile(&part.value, &schema) {
-                        errors.push(dsl_error(file, &part, e));
+                        errors.push(dsl_error(file, part, e));
                     }
                 }
                 if errors.len() > before {
@@ -273,11 +275,8 @@ fn load_kind(
             };
             match compile_rule(file, kind, def, base.as_ref()) {
                 Ok(mut rule) => {
-                    if let Some(variant_of) = one.variant_of {
-                        rule.variant_of = Some(VariantOf {
-                            ids: variant_of.ids.iter().map(|i| substitute(i, vars)).collect(),
-                            when: variant_of.when.map(|w| substitute(&w, vars)),
-                        });
+                    if one.variant_of.is_some() {
+                        rule.variant_of = one.variant_of;
                     }
                     set.insert(rule)
                 }
@@ -298,7 +297,8 @@ fn load_kind(
     }
 }
 
-/// A rule of a family with the kind's variables filled in (the rule itself otherwise).
+/// A rule of a family with the kind's variables filled in (the rule itself otherwise), its
+/// variants too.
 /// A field that is only variables, all empty for the kind, is left out for it (an engine
 /// profile's family then keeps the base rule's field for that kind).
 fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
@@ -315,13 +315,27 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
             .filter(|(t, filled)| present(&t.value, &filled.value))
             .map(|(_, filled)| filled)
     };
+    // A verdict (or failure mode) that is one variable, empty for the kind, is left out too.
+    let verdict = |v: &Option<Spanned<VerdictDef>>| {
+        let v = v.as_ref()?;
+        let filled = match &v.value {
+            VerdictDef::One(one) if !present(one, &substitute(one, vars)) => return None,
+            VerdictDef::One(one) => VerdictDef::One(substitute(one, vars)),
+            VerdictDef::ByMode(by) => VerdictDef::ByMode(
+                by.iter()
+                    .map(|(mode, one)| (mode.clone(), substitute(one, vars)))
+                    .collect(),
+            ),
+        };
+        Some(Spanned::new(filled, v.referenced, v.defined))
+    };
     RuleDef {
         id: def.id.as_ref().map(|id| substituted(id, vars)),
         aliases: def.aliases.iter().map(|a| substitute(a, vars)).collect(),
         change: spanned(&def.change),
         when: spanned(&def.when),
         verdict_by: spanned(&def.verdict_by),
-        verdict: def.verdict.clone(),
+        verdict: verdict(&def.verdict),
         message: spanned(&def.message),
         description: text(&def.description),
         rationale: text(&def.rationale),
@@ -329,12 +343,22 @@ fn instantiate(def: &RuleDef, vars: &BTreeMap<String, String>) -> RuleDef {
         source: text(&def.source),
         derived: text(&def.derived),
         example: text(&def.example),
-        failure_mode: def.failure_mode.clone(),
-        variants: None,
+        failure_mode: verdict(&def.failure_mode),
+        variants: def.variants.as_ref().map(|variants| {
+            Spanned::new(
+                variants
+                    .value
+                    .iter()
+                    .map(|v| instantiate(v, vars))
+                    .collect(),
+                variants.referenced,
+                variants.defined,
+            )
+        }),
     }
 }
 
-/// A `${name}` left in a rule's id, predicate or texts after its family's values were filled in.
+/// A `${name}` left in a rule's id, predicate, texts or verdicts after its family's values were filled in.
 fn unset_variable(def: &RuleDef) -> Option<String> {
     let texts = [&def.id, &def.change, &def.when, &def.message]
         .map(|t| t.as_ref().map(|t| &t.value))
@@ -350,7 +374,16 @@ fn unset_variable(def: &RuleDef) -> Option<String> {
             ]
             .map(Option::as_ref),
         )
-        .flatten();
+        .flatten()
+        .chain(
+            [&def.verdict, &def.failure_mode]
+                .into_iter()
+                .flatten()
+                .flat_map(|v| match &v.value {
+                    VerdictDef::One(one) => vec![one],
+                    VerdictDef::ByMode(by) => by.values().collect(),
+                }),
+        );
     for text in texts {
         if let Some(start) = text.find("${") {
             let rest = &text[start + 2..];

@@ -1,6 +1,7 @@
 //! Compatibility rules: YAML files keyed by operator kind and change kind, each rule a predicate
 //! of the DSL over the facts of an operator pair.
 
+pub mod complementary;
 pub mod dsl;
 pub mod engine;
 pub mod facts_doc;

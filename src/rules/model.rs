@@ -28,7 +28,7 @@ pub struct RuleFile {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleDef {
-    /// Absent in a rule with `variants:` (each variant names its own id).
+    /// Absent in a rule with `variants:` (each variant names its own id); required in a variant.
     #[serde(default)]
     pub id: Option<Spanned<String>>,
     /// Former ids of the rule (kept when a rule is renamed: cases and overrides name them).
@@ -74,42 +74,11 @@ pub struct RuleDef {
     /// One idea whose id, verdict and message follow the facts: variants tried in order, the
     /// first whose `when` holds (with the rule's own `when`) gives the finding; the last may
     /// leave out `when` (otherwise). Each variant is loaded as a rule of its own id, with the
-    /// rule's fields it does not restate.
+    /// rule's fields it does not restate. A variant is read as a rule: its `id` is required,
+    /// and the keys its rule keeps (`change`, `variants`) are reported where a variant gives
+    /// them (one struct, so the two cannot drift apart).
     #[serde(default)]
-    pub variants: Option<Spanned<Vec<VariantDef>>>,
-}
-
-/// One variant of a rule with `variants:`: its own id and what differs from its siblings.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct VariantDef {
-    pub id: Spanned<String>,
-    #[serde(default)]
-    pub aliases: Vec<String>,
-    /// Whether this variant applies (after the earlier variants did not); left out in the last
-    /// variant only: it applies when none of the earlier ones does.
-    #[serde(default)]
-    pub when: Option<Spanned<String>>,
-    #[serde(default)]
-    pub verdict_by: Option<Spanned<String>>,
-    #[serde(default)]
-    pub verdict: Option<Spanned<VerdictDef>>,
-    #[serde(default)]
-    pub message: Option<Spanned<String>>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub rationale: Option<String>,
-    #[serde(default)]
-    pub reference: Option<String>,
-    #[serde(default)]
-    pub source: Option<String>,
-    #[serde(default)]
-    pub derived: Option<String>,
-    #[serde(default)]
-    pub example: Option<String>,
-    #[serde(default)]
-    pub failure_mode: Option<Spanned<VerdictDef>>,
+    pub variants: Option<Spanned<Vec<RuleDef>>>,
 }
 
 /// `rules/<profile>/profile.yaml`: an engine's rule set.

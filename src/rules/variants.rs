@@ -4,7 +4,7 @@
 //! keep naming it; its `when` is the rule's, the negation of every earlier variant's, and its own.
 
 use super::load::{rule_error, spanned_span};
-use super::model::{RuleDef, VariantDef};
+use super::model::RuleDef;
 use super::VariantOf;
 use crate::error::Error;
 use crate::source::{ByteSpan, SourceFile};
@@ -76,14 +76,33 @@ fn conjunction(shared: Option<&str>, earlier: &[&str], own: Option<&str>) -> Opt
     }
 }
 
-/// Where a rule without an id is reported: its first located field, or the file's start.
-fn rule_span(file: &SourceFile, def: &RuleDef) -> ByteSpan {
-    [&def.change, &def.when, &def.message]
+/// Where a rule without an id is reported: its first located field.
+fn rule_span(file: &SourceFile, def: &RuleDef) -> Option<ByteSpan> {
+    [&def.change, &def.when, &def.verdict_by, &def.message]
         .into_iter()
         .flatten()
         .next()
         .map(|at| spanned_span(file, at, at.value.len()))
-        .unwrap_or(ByteSpan::new(0, file.text.len().min(1)))
+        .or_else(|| def.verdict.as_ref().map(|v| spanned_span(file, v, 1)))
+        .or_else(|| def.failure_mode.as_ref().map(|v| spanned_span(file, v, 1)))
+}
+
+/// The keys a variant may not give, each at its place: its rule's `change` and `variants`.
+fn rule_only_keys(file: &SourceFile, variant: &RuleDef) -> Vec<Error> {
+    let help = || Some("a variant shares its rule's `change`; variants do not nest".into());
+    let change = variant
+        .change
+        .as_ref()
+        .map(|c| (spanned_span(file, c, c.value.len()), "change"));
+    let nested = variant
+        .variants
+        .as_ref()
+        .map(|v| (spanned_span(file, v, 1), "variants"));
+    change
+        .into_iter()
+        .chain(nested)
+        .map(|(at, key)| rule_error(file, at, format!("unknown key `{key}`"), help()))
+        .collect()
 }
 
 /// The rules a rule definition stands for: itself, or one per variant; every mistake of the
@@ -98,7 +117,7 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
             }]),
             None => Err(vec![rule_error(
                 file,
-                rule_span(file, def),
+                rule_span(file, def).unwrap_or(ByteSpan::new(0, file.text.len().min(1))),
                 "a rule has no `id` (nor `variants:`, each with its id)",
                 Some("add `id: my-rule-id`".into()),
             )]),
@@ -135,24 +154,37 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
     }
     let last = variants.value.len().saturating_sub(1);
     for (index, variant) in variants.value.iter().enumerate() {
-        let at = spanned_span(file, &variant.id, variant.id.value.len());
+        errors.extend(rule_only_keys(file, variant));
+        let Some(id) = &variant.id else {
+            errors.push(rule_error(
+                file,
+                rule_span(file, variant).unwrap_or(variants_span),
+                format!("variant {} has no `id`", index + 1),
+                Some("each variant names its own id: `id: my-rule-id`".into()),
+            ));
+            continue;
+        };
+        let at = spanned_span(file, id, id.value.len());
         if variant.when.is_none() && index != last {
             errors.push(rule_error(
                 file,
                 at,
                 format!(
                     "variant `{}` has no `when`, and is not the last variant",
-                    variant.id.value
+                    id.value
                 ),
                 Some("only the last variant may leave out `when`: it applies when no earlier one does".into()),
             ));
         }
         let earlier = &variants.value[..index];
-        if earlier.iter().any(|v| v.id.value == variant.id.value) {
+        if earlier
+            .iter()
+            .any(|v| v.id.as_ref().is_some_and(|e| e.value == id.value))
+        {
             errors.push(rule_error(
                 file,
                 at,
-                format!("variant id `{}` is given twice", variant.id.value),
+                format!("variant id `{}` is given twice", id.value),
                 None,
             ));
         }
@@ -160,7 +192,11 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
     if !errors.is_empty() {
         return Err(errors);
     }
-    let ids: Vec<String> = variants.value.iter().map(|v| v.id.value.clone()).collect();
+    let ids: Vec<String> = variants
+        .value
+        .iter()
+        .filter_map(|v| v.id.as_ref().map(|id| id.value.clone()))
+        .collect();
     let mut expanded = Vec::new();
     for (index, variant) in variants.value.iter().enumerate() {
         let earlier: Vec<&Spanned<String>> = variants.value[..index]
@@ -173,11 +209,14 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
             &texts,
             variant.when.as_ref().map(|w| w.value.as_str()),
         );
-        let located = variant
+        let Some(located) = variant
             .when
             .as_ref()
             .or(def.when.as_ref())
-            .unwrap_or(&variant.id);
+            .or(variant.id.as_ref())
+        else {
+            continue;
+        };
         let parts: Vec<Spanned<String>> = def
             .when
             .iter()
@@ -202,36 +241,28 @@ pub fn expand(file: &SourceFile, def: &RuleDef) -> Result<Vec<Expanded>, Vec<Err
 }
 
 /// A variant as a rule: its own fields, the rule's for those it leaves out.
-fn merged(def: &RuleDef, variant: &VariantDef, when: Option<Spanned<String>>) -> RuleDef {
-    let own = |v: &Option<String>, d: &Option<String>| v.clone().or_else(|| d.clone());
+fn merged(def: &RuleDef, variant: &RuleDef, when: Option<Spanned<String>>) -> RuleDef {
+    fn own<T: Clone>(v: &Option<T>, d: &Option<T>) -> Option<T> {
+        v.clone().or_else(|| d.clone())
+    }
     // Where a variant comes from is restated as a whole, or taken as a whole from the rule.
     let restated_origin = variant.source.is_some() || variant.derived.is_some();
-    let (source, derived) = if restated_origin {
-        (variant.source.clone(), variant.derived.clone())
-    } else {
-        (def.source.clone(), def.derived.clone())
-    };
+    let origin = if restated_origin { variant } else { def };
     RuleDef {
-        id: Some(variant.id.clone()),
+        id: variant.id.clone(),
         aliases: variant.aliases.clone(),
         change: def.change.clone(),
         when,
-        verdict_by: variant
-            .verdict_by
-            .clone()
-            .or_else(|| def.verdict_by.clone()),
-        verdict: variant.verdict.clone().or_else(|| def.verdict.clone()),
-        message: variant.message.clone().or_else(|| def.message.clone()),
+        verdict_by: own(&variant.verdict_by, &def.verdict_by),
+        verdict: own(&variant.verdict, &def.verdict),
+        message: own(&variant.message, &def.message),
         description: own(&variant.description, &def.description),
         rationale: own(&variant.rationale, &def.rationale),
         reference: own(&variant.reference, &def.reference),
-        source,
-        derived,
+        source: origin.source.clone(),
+        derived: origin.derived.clone(),
         example: own(&variant.example, &def.example),
-        failure_mode: variant
-            .failure_mode
-            .clone()
-            .or_else(|| def.failure_mode.clone()),
+        failure_mode: own(&variant.failure_mode, &def.failure_mode),
         variants: None,
     }
 }

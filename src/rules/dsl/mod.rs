@@ -11,6 +11,7 @@
 //! pest's errors), then `typecheck` against the schema, then `eval`.
 
 mod ast;
+mod complement;
 mod eval;
 mod json;
 mod parser;
@@ -130,5 +131,14 @@ impl Predicate {
 
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// Whether this predicate and `other` are each other's negation: the same conjuncts but
+    /// one, negated in the other (`a and b` / `a and not b`). False when either does not parse.
+    pub fn complements(&self, other: &Predicate) -> bool {
+        match (self.expr(), other.expr()) {
+            (Some(a), Some(b)) => complement::complementary(a, b),
+            _ => false,
+        }
     }
 }

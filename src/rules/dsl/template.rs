@@ -1,6 +1,8 @@
 //! Message templates: text with `{path}` placeholders filled from facts.
 
 use super::schema::CheckPath;
+use crate::facts::aggregate::{Emit, Frame, TimeOrder, WindowTvf};
+use crate::facts::{self, FactName};
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -157,26 +159,36 @@ fn render_value(value: &Value) -> String {
     }
 }
 
+/// An object in words. A window, an ORDER BY, a frame and early/late-fire settings are
+/// recognized by their facts (named by their facts types) and read back as those types.
 fn render_object(map: &serde_json::Map<String, Value>) -> String {
-    let text = |key: &str| map.get(key).and_then(Value::as_str);
-    if let (Some(kind), true) = (text("kind"), map.contains_key("time_attribute")) {
-        return window(kind, map);
+    let has = |fact: FactName| map.contains_key(fact.name());
+    if has(WindowTvf::kind) && has(WindowTvf::time_attribute) {
+        if let Ok(window) = facts::from_map::<WindowTvf>(map) {
+            return window_text(&window);
+        }
     }
-    if let (Some(key), Some(direction)) = (text("key"), text("direction")) {
-        return format!("{key} {}", direction.to_uppercase());
+    if has(TimeOrder::key) && has(TimeOrder::direction) {
+        if let Ok(order) = facts::from_map::<TimeOrder>(map) {
+            return format!("{} {}", order.key, order.direction.to_uppercase());
+        }
     }
-    if let (Some(units), Some(preceding)) = (text("units"), map.get("preceding")) {
-        let bound = match preceding {
-            Value::String(s) => s.to_uppercase(),
-            Value::Number(n) if units.eq_ignore_ascii_case("range") => {
-                whole_ms(preceding).map_or_else(|| n.to_string(), duration)
-            }
-            other => render_value(other),
-        };
-        return format!("{} {bound} PRECEDING", units.to_uppercase());
+    if has(Frame::units) && has(Frame::preceding) {
+        if let Ok(frame) = facts::from_map::<Frame>(map) {
+            let bound = match &frame.preceding {
+                Value::String(s) => s.to_uppercase(),
+                Value::Number(n) if frame.units.eq_ignore_ascii_case("range") => {
+                    whole_ms(&frame.preceding).map_or_else(|| n.to_string(), duration)
+                }
+                other => render_value(other),
+            };
+            return format!("{} {bound} PRECEDING", frame.units.to_uppercase());
+        }
     }
-    if map.contains_key("early_fire") && map.contains_key("late_fire") {
-        return emit(map);
+    if has(Emit::early_fire) && has(Emit::late_fire) {
+        if let Ok(emit) = facts::from_map::<Emit>(map) {
+            return emit_text(&emit);
+        }
     }
     let pairs: Vec<String> = map
         .iter()
@@ -219,58 +231,54 @@ fn duration(ms: u64) -> String {
 
 /// `TUMBLE 5 min on ts`, `HOP 10 min, slide 5 min on ts`, `SESSION gap 30 min on ts`,
 /// `CUMULATE 1 h, step 10 min on ts`, with an offset and the keys of `PARTITION BY` if any.
-fn window(kind: &str, map: &serde_json::Map<String, Value>) -> String {
-    let ms = |key: &str| map.get(key).and_then(whole_ms);
-    let mut parts = vec![kind.to_uppercase()];
+/// A group window reads as a window TVF without step, offset and partition.
+fn window_text(window: &WindowTvf) -> String {
+    let ms = |value: Option<i128>| value.and_then(|v| u64::try_from(v).ok());
+    let mut parts = vec![window.kind.to_uppercase()];
     let mut sizes = Vec::new();
-    if let Some(gap) = ms("gap_ms") {
+    if let Some(gap) = ms(window.gap_ms) {
         sizes.push(format!("gap {}", duration(gap)));
     }
-    if let Some(size) = ms("size_ms") {
+    if let Some(size) = ms(window.size_ms) {
         sizes.push(duration(size));
     }
-    if let Some(slide) = ms("slide_ms") {
+    if let Some(slide) = ms(window.slide_ms) {
         sizes.push(format!("slide {}", duration(slide)));
     }
-    if let Some(step) = ms("step_ms") {
+    if let Some(step) = ms(window.step_ms) {
         sizes.push(format!("step {}", duration(step)));
     }
-    if let Some(offset) = ms("offset_ms").filter(|&o| o != 0) {
+    if let Some(offset) = ms(window.offset_ms).filter(|&o| o != 0) {
         sizes.push(format!("offset {}", duration(offset)));
     }
     if !sizes.is_empty() {
         parts.push(sizes.join(", "));
     }
-    if let Some(time) = map.get("time_attribute").and_then(Value::as_str) {
-        parts.push(format!("on {time}"));
+    if !window.time_attribute.is_empty() {
+        parts.push(format!("on {}", window.time_attribute));
     }
-    if let Some(Value::Array(keys)) = map.get("partition") {
-        if !keys.is_empty() {
-            let keys: Vec<String> = keys.iter().map(render_value).collect();
-            parts.push(format!("partitioned by {}", keys.join(", ")));
-        }
+    if !window.partition.is_empty() {
+        parts.push(format!("partitioned by {}", window.partition.join(", ")));
     }
     parts.join(" ")
 }
 
 /// Early/late-fire settings in words: `early fire every 1 min, late fire every 10 s, allowed
 /// lateness 1 h`, or `no early or late fire`.
-fn emit(map: &serde_json::Map<String, Value>) -> String {
-    let on = |key: &str| map.get(key).and_then(Value::as_bool).unwrap_or(false);
-    let text = |key: &str| map.get(key).and_then(Value::as_str);
+fn emit_text(emit: &Emit) -> String {
     let mut parts = Vec::new();
-    for (fire, delay, name) in [
-        ("early_fire", "early_fire_delay", "early fire"),
-        ("late_fire", "late_fire_delay", "late fire"),
+    for (on, delay, name) in [
+        (emit.early_fire, &emit.early_fire_delay, "early fire"),
+        (emit.late_fire, &emit.late_fire_delay, "late fire"),
     ] {
-        if on(fire) {
-            parts.push(match text(delay) {
+        if on {
+            parts.push(match delay {
                 Some(d) => format!("{name} every {d}"),
                 None => name.to_owned(),
             });
         }
     }
-    if let Some(lateness) = text("allow_lateness") {
+    if let Some(lateness) = &emit.allow_lateness {
         parts.push(format!("allowed lateness {lateness}"));
     }
     if parts.is_empty() {
