@@ -114,6 +114,10 @@ facts! {
         pub old_value: Option<String>,
         /// its value in force in the new job (null: unset, no default)
         pub new_value: Option<String>,
+        /// old_value read as a Flink duration, in milliseconds (null: unset or not a duration)
+        pub old_millis: Option<u64>,
+        /// new_value read as a Flink duration, in milliseconds (null: unset or not a duration)
+        pub new_millis: Option<u64>,
         /// whether the tool knows the key
         pub known: bool,
     }
