@@ -364,7 +364,7 @@ impl<'a> Builder<'a> {
                     );
                 }
                 if distinct_union && !distinct_above {
-                    aggregate::distinct_rows(self, span, &relation, None);
+                    aggregate::distinct_rows(self, span, &relation, None, false);
                 }
                 Ok(relation)
             }
