@@ -96,7 +96,7 @@ fn source_pair_facts(pair: &OperatorPair) -> SourcePairFacts {
     let feeds_state = sides.iter().flatten().any(|op| op.context.feeds_state);
     let event_time_used = sides
         .iter()
-        .any(|op| op.map_or(true, |op| !op.context.no_event_time));
+        .any(|op| op.is_none_or(|op| !op.context.no_event_time));
     let empty = BTreeMap::new();
     let (old_defs, new_defs) = (
         pair.old.map_or(&empty, |o| &o.context.columns),
