@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod connectors;
+pub mod duration;
 pub mod names;
 
 use crate::error::{Error, Result};

@@ -3,6 +3,7 @@
 
 use crate::catalog::config::{self, Origin};
 use crate::catalog::connectors::Connectors;
+use crate::catalog::duration;
 use crate::facts::job::{ConfigFacts, ConfigKeyItem, TableOptionItem};
 use crate::facts::pair::item_value;
 use crate::plan::{Operator, Plan};
@@ -38,6 +39,8 @@ pub fn config_items(
                     known: config::is_known(&change.key),
                     key: change.key,
                     written: change.written.clone(),
+                    old_millis: change.old.as_deref().and_then(duration::millis),
+                    new_millis: change.new.as_deref().and_then(duration::millis),
                     old_value: change.old,
                     new_value: change.new,
                 },

@@ -1,7 +1,7 @@
 //! Which old query pairs with which new one, and within a pair, which old operator and source
 //! table with which new one.
 
-use super::{source_renames, topology};
+use super::{instances, source_renames, topology};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use std::collections::HashMap;
 
@@ -86,11 +86,14 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
         .into_iter()
         .map(|(old, new)| {
             let sources = match_sources(old, new);
+            let operators = match_operators(old, new);
+            let mut renames = source_renames::of(&sources);
+            renames.extend(instances::renames(&operators, &renames));
             QueryPair {
                 old,
                 new,
-                operators: match_operators(old, new),
-                source_renames: source_renames::of(&sources),
+                operators,
+                source_renames: renames,
                 sources,
                 topology_changed_elsewhere: Vec::new(),
                 topology_changed_before: Vec::new(),

@@ -2,6 +2,7 @@
 //! pair: both sides' facts, the relations between their lists, the configuration.
 
 pub mod hint_options;
+pub mod instances;
 pub mod item_facts;
 pub mod job_facts;
 pub mod matching;

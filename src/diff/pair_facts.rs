@@ -94,6 +94,9 @@ pub fn operator_facts(
 fn source_pair_facts(pair: &OperatorPair) -> SourcePairFacts {
     let sides = [pair.old, pair.new];
     let feeds_state = sides.iter().flatten().any(|op| op.context.feeds_state);
+    let event_time_used = sides
+        .iter()
+        .any(|op| op.is_none_or(|op| !op.context.no_event_time));
     let empty = BTreeMap::new();
     let (old_defs, new_defs) = (
         pair.old.map_or(&empty, |o| &o.context.columns),
@@ -129,6 +132,7 @@ fn source_pair_facts(pair: &OperatorPair) -> SourcePairFacts {
     SourcePairFacts {
         both_declared: declared(pair.old) && declared(pair.new),
         feeds_state,
+        event_time_used,
         read_column_types_changed: type_changed,
         read_columns_redefined: redefined,
         unread_columns_changed: unread,

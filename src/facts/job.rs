@@ -98,6 +98,8 @@ facts! {
         pub both_declared: bool,
         /// whether the query reading the table has stateful operators
         pub feeds_state: bool,
+        /// whether a stateful operator of the query, old or new, can work on event time (all but group aggregates, Top-N, regular and lookup joins and limits; true when unsure)
+        pub event_time_used: bool,
         /// columns the query reads, stored on both sides, whose type changed
         pub read_column_types_changed: Vec<String>,
         /// columns the query reads that were added, removed, or redefined (computed on one side, or another computation)
@@ -118,6 +120,10 @@ facts! {
         pub old_value: Option<String>,
         /// its value in force in the new job (null: unset, no default)
         pub new_value: Option<String>,
+        /// old_value read as a Flink duration, in milliseconds (null: unset or not a duration)
+        pub old_millis: Option<u64>,
+        /// new_value read as a Flink duration, in milliseconds (null: unset or not a duration)
+        pub new_millis: Option<u64>,
         /// whether the tool knows the key
         pub known: bool,
     }

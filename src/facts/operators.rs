@@ -147,6 +147,8 @@ pub struct SourceContext {
     pub columns: BTreeMap<String, ColumnDefinition>,
     /// whether the query reading the table has stateful operators
     pub feeds_state: bool,
+    /// whether none of the query's stateful operators can work on event time (false when unsure)
+    pub no_event_time: bool,
     /// every WITH option, key → value
     pub options: BTreeMap<String, String>,
     /// the declared columns the query reads, in declaration order

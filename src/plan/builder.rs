@@ -92,13 +92,17 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
                 }
             }
         }
-        let source_tables = source_table::source_operators(
+        let mut source_tables = source_table::source_operators(
             &catalog,
             &hinted_options,
             &builder.sources,
             &builder.reads.columns,
             builder.operators.iter().any(super::Operator::keeps_state),
         );
+        let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
+        for table in &mut source_tables {
+            table.context.no_event_time = no_event_time;
+        }
         let sink_table = statement
             .sink_identity
             .as_ref()
@@ -372,7 +376,7 @@ impl<'a> Builder<'a> {
                     );
                 }
                 if distinct_union && !distinct_above {
-                    aggregate::distinct_rows(self, span, &relation, None);
+                    aggregate::distinct_rows(self, span, &relation, None, false);
                 }
                 Ok(relation)
             }

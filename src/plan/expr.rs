@@ -109,6 +109,22 @@ impl CExpr {
         }
     }
 
+    /// Whether Flink's planner reduces the expression to a literal: it reads nothing of a row
+    /// and calls only built-in functions that are not dynamic (`'web'`, `CAST(1 AS INT) + 1`,
+    /// `UPPER('a')`; not `NOW()` or `RAND()`, nor a user function).
+    pub fn is_constant(&self) -> bool {
+        let foldable = match self {
+            CExpr::Literal(_) | CExpr::Interval { .. } => return true,
+            CExpr::Call { name, .. } => super::functions::folds_to_constant(name),
+            CExpr::Binary { .. } | CExpr::Unary { .. } => true,
+            CExpr::Column { .. }
+            | CExpr::AllColumns { .. }
+            | CExpr::Derived(_)
+            | CExpr::Opaque { .. } => false,
+        };
+        foldable && self.children().into_iter().all(CExpr::is_constant)
+    }
+
     /// The expression with every occurrence of `from` replaced by `to`.
     pub fn replaced(&self, from: &CExpr, to: &CExpr) -> CExpr {
         if self == from {

@@ -77,6 +77,31 @@ pub const BUILTIN_SCALAR_FUNCTIONS: &[&str] = &[
     "BITMAP_OR", "BITMAP_TO_ARRAY", "BITMAP_TO_BYTES", "BITMAP_TO_STRING", "BITMAP_XOR",
 ];
 
+/// Built-in functions whose value is not fixed by their arguments (random, the clock, the
+/// watermark): Flink's planner never folds a call of them into a constant.
+pub const DYNAMIC_FUNCTIONS: &[&str] = &[
+    "RAND",
+    "RAND_INTEGER",
+    "UUID",
+    "NOW",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_ROW_TIMESTAMP",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "CURRENT_WATERMARK",
+    "SOURCE_WATERMARK",
+    "PROCTIME",
+    "UNIX_TIMESTAMP",
+];
+
+/// Whether Flink's planner folds a call of this function over constants into a constant: a
+/// built-in scalar function that is not dynamic.
+pub fn folds_to_constant(name: &str) -> bool {
+    is_builtin_scalar(name) && !DYNAMIC_FUNCTIONS.contains(&name.to_uppercase().as_str())
+}
+
 /// Functions only valid with OVER (ranking and offset functions).
 pub const WINDOW_ONLY_FUNCTIONS: &[&str] = &[
     "ROW_NUMBER",

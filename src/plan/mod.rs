@@ -97,6 +97,21 @@ impl Operator {
         self.kind != OperatorKind::LookupJoin || self.read::<Lookup>().map_or(true, |l| l.stateful)
     }
 
+    /// Whether the operator can work on event time (a time attribute's watermark): every kind
+    /// but the ones whose state and plan never depend on one (group aggregate, Top-N, regular
+    /// and lookup joins, limit). Flink materializes a time attribute such operators read.
+    pub fn may_use_event_time(&self) -> bool {
+        !matches!(
+            self.kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::TopN
+                | OperatorKind::Join
+                | OperatorKind::LookupJoin
+                | OperatorKind::Limit
+                | OperatorKind::Source
+        )
+    }
+
     /// What Flink plans for an operator compared as a whole (its `flink_kind`); None for the
     /// kinds the tool models.
     pub fn flink_kind(&self) -> Option<String> {

@@ -25,28 +25,35 @@ pub fn put_facts(op: &mut Operator, grouped: Grouped, grouping_sets: String) {
 /// SELECT DISTINCT: Flink plans a group aggregate keyed by every selected column.
 pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> Result<Relation> {
     let where_span = select.selection.as_ref().map(|w| b.span(w));
-    distinct_rows(b, b.span(select), &relation, where_span);
+    distinct_rows(b, b.span(select), &relation, where_span, true);
     Ok(relation)
 }
 
 /// The group aggregate keyed by every column of `relation` that makes its rows distinct
-/// (SELECT DISTINCT, UNION without ALL), its filters those beneath it.
+/// (SELECT DISTINCT, UNION without ALL), its filters those beneath it. SELECT DISTINCT is a
+/// plain grouping whose constant columns Flink takes out (`constants_pulled_up`); a UNION's
+/// constant columns it keeps (plan lab).
 pub fn distinct_rows(
     b: &mut Builder,
     span: ByteSpan,
     relation: &Relation,
     where_span: Option<ByteSpan>,
+    constants_pulled_up: bool,
 ) {
     let mut op = Operator::new(
         OperatorKind::GroupAggregate,
         "stream-exec-group-aggregate",
         span,
     );
-    let keys: Vec<String> = relation
+    let mut keys: Vec<(CExpr, ())> = relation
         .columns
         .iter()
-        .map(|c| c.expr.canonical())
+        .map(|c| (c.expr.clone(), ()))
         .collect();
+    if constants_pulled_up {
+        super::drop_constant_keys(&mut keys, false);
+    }
+    let keys: Vec<String> = keys.iter().map(|(k, _)| k.canonical()).collect();
     let aggregates = super::aggregate_facts(&mut op, &[], ByteSpan::default());
     let filters = op.filter_facts(&relation.filters, where_span);
     put_facts(

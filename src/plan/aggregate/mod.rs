@@ -141,6 +141,9 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             keys.push((key, b.span(*expr)));
         }
     }
+    if grouping_sets.is_empty() {
+        drop_constant_keys(&mut keys, window.is_some() || !window_keys.is_empty());
+    }
     let tvf = if window_keys.is_empty() {
         None
     } else {
@@ -257,6 +260,18 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     });
     b.operators.push(op);
     Ok(output)
+}
+
+/// Flink takes a constant GROUP BY key (`'web'`, `CAST(1 AS INT)`) out of a plain grouping
+/// (Calcite's AggregateProjectPullUpConstantsRule) and computes it after the aggregate: the
+/// state is keyed by the other keys. A grouping keeps at least one key: when every key is
+/// constant (and there is no window), the first stays.
+pub fn drop_constant_keys<T>(keys: &mut Vec<(CExpr, T)>, other_keys: bool) {
+    if !other_keys && keys.iter().all(|(k, _)| k.is_constant()) {
+        keys.truncate(1);
+        return;
+    }
+    keys.retain(|(k, _)| !k.is_constant());
 }
 
 fn property_time(expr: &CExpr) -> Option<TimeKind> {
