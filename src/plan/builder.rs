@@ -42,8 +42,14 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();
         builder.ordinal = statement.ordinal;
+        let sink_table = statement
+            .sink_identity
+            .as_ref()
+            .and_then(|s| catalog.tables.get(s));
+        let in_sink_order =
+            super::insert_order::in_sink_order(&statement.query, &statement.columns, sink_table);
         let relation = builder
-            .query(&statement.query)
+            .query(in_sink_order.as_ref().unwrap_or(&statement.query))
             .and_then(|relation| builder.finish_rank(relation, statement.span));
         let relation = match relation {
             Ok(relation) => relation,
@@ -103,10 +109,6 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         for table in &mut source_tables {
             table.context.no_event_time = no_event_time;
         }
-        let sink_table = statement
-            .sink_identity
-            .as_ref()
-            .and_then(|s| catalog.tables.get(s));
         let union_read_by_state = builder.union_read_by_operator();
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
