@@ -35,7 +35,6 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let mut errors = Vec::new();
     // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
     // rules read, not the ASTs (the peak memory of a large deployment).
-    let one_query = catalog.queries.len() == 1;
     for statement in std::mem::take(&mut catalog.queries) {
         let statement = &statement;
         let mut builder = Builder::new(&catalog, &file, &mut notes);
@@ -123,7 +122,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
                 .collect(),
             filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
         };
-        super::prune::unread_aggregates(&mut operators, &reads, one_query);
+        super::prune::unread_aggregates(&mut operators, &reads);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),
