@@ -93,7 +93,9 @@ fn config_changes(old: &Plan, new: &Plan) -> Vec<KeyChange> {
     use crate::catalog::config::changes;
     let mut keys = changes(&old.catalog.config, &new.catalog.config);
     let (old_versions, new_versions) = (&old.catalog.config_versions, &new.catalog.config_versions);
-    if old_versions.len() > 1 || new_versions.len() > 1 {
+    // Compared at every query even when each script has one version: a SET before all the
+    // queries of one script and after all those of the other leaves one version each.
+    {
         let in_force: std::collections::HashMap<&str, usize> = new
             .queries
             .iter()

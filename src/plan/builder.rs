@@ -35,15 +35,20 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let mut errors = Vec::new();
     // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
     // rules read, not the ASTs (the peak memory of a large deployment).
-    let one_query = catalog.queries.len() == 1;
     for statement in std::mem::take(&mut catalog.queries) {
         let statement = &statement;
         let mut builder = Builder::new(&catalog, &file, &mut notes);
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();
         builder.ordinal = statement.ordinal;
+        let sink_table = statement
+            .sink_identity
+            .as_ref()
+            .and_then(|s| catalog.tables.get(s));
+        let in_sink_order =
+            super::insert_order::in_sink_order(&statement.query, &statement.columns, sink_table);
         let relation = builder
-            .query(&statement.query)
+            .query(in_sink_order.as_ref().unwrap_or(&statement.query))
             .and_then(|relation| builder.finish_rank(relation, statement.span));
         let relation = match relation {
             Ok(relation) => relation,
@@ -103,10 +108,6 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         for table in &mut source_tables {
             table.context.no_event_time = no_event_time;
         }
-        let sink_table = statement
-            .sink_identity
-            .as_ref()
-            .and_then(|s| catalog.tables.get(s));
         let union_read_by_state = builder.union_read_by_operator();
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {
@@ -121,7 +122,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
                 .collect(),
             filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
         };
-        super::prune::unread_aggregates(&mut operators, &reads, one_query);
+        super::prune::unread_aggregates(&mut operators, &reads);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),

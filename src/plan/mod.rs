@@ -12,6 +12,7 @@ pub mod dialect_names;
 pub mod expr;
 pub mod functions;
 pub mod grouping_sets;
+pub mod insert_order;
 pub mod interval;
 pub mod join;
 pub mod join_bounds;

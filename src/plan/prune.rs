@@ -1,5 +1,8 @@
 //! Aggregates whose results the query never reads: Flink's optimizer prunes them (a projection
-//! above the aggregate that does not read a call removes the call), so they keep no state.
+//! above the aggregate that does not read a call removes the call), so they keep no state. It
+//! does so per query, also in a script of several queries or a statement set (each INSERT's
+//! tree is optimized on its own; identical sub-plans are shared afterwards), and for group,
+//! window and OVER aggregates alike (checked with Flink 2.3's planner).
 
 use super::expr::CExpr;
 use super::{Operator, OperatorKind};
@@ -13,22 +16,28 @@ pub struct QueryReads<'q> {
     pub filter_texts: Vec<&'q str>,
 }
 
-/// Removes from each group aggregate of one query the calls nothing above it reads: not the
+/// Removes from each aggregate (group, group window, window TVF, OVER) of one query the calls
+/// nothing above it reads: not the
 /// query's output and filters, nor a fact of another operator. A call is read when its output
 /// column is: the column's value (the call, alone or inside an expression) is followed by
 /// lineage into the query's output, or into the facts of an operator above (where it is part of
 /// that operator's canonical text, as a whole name: `SUM(t.v)` is not read by `WSUM(t.v)`, nor
 /// by another aggregate computing the same call over its own input). Only where the tool sees
 /// everything the query reads: not with an operator compared as a whole (its fingerprint hides
-/// what it reads), and not in a script of several queries (Flink may share one aggregate
-/// between them). Python and undeclared functions are kept (their rules speak of them whether
+/// what it reads). Python and undeclared functions are kept (their rules speak of them whether
 /// or not they are read).
-pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads, one_query: bool) {
-    if !one_query || operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
+pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
+    if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
         return;
     }
     for i in 0..operators.len() {
-        if operators[i].kind != OperatorKind::GroupAggregate {
+        if !matches!(
+            operators[i].kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::WindowAggregate
+                | OperatorKind::GroupWindowAggregate
+                | OperatorKind::OverAggregate
+        ) {
             continue;
         }
         let Ok(calls) = operators[i].read::<Aggregates>() else {
