@@ -202,13 +202,41 @@ impl Catalog {
         self.functions.get(&name.to_uppercase())
     }
 
-    /// The key of the table or view named `identity` as the query of this ordinal (from 1)
-    /// reads it: the definition in force at its statement. `usize::MAX` reads the last one.
-    pub fn identity_at(&self, identity: String, ordinal: usize) -> String {
+    /// The key under which the definition of `identity` that the query of this ordinal (from
+    /// 1) reads is kept: the definition in force at its statement. `usize::MAX` reads the last
+    /// one. Keys other than the identity are internal: plans name tables and views by identity.
+    pub fn key_at<'a>(&'a self, identity: &'a str, ordinal: usize) -> &'a str {
         self.replaced
-            .get(&identity)
+            .get(identity)
             .and_then(|versions| versions.iter().find(|v| ordinal <= v.queries_before))
-            .map_or(identity, |v| v.key.clone())
+            .map_or(identity, |v| v.key.as_str())
+    }
+
+    /// The table `identity` names for the query of this ordinal (see [`Catalog::key_at`]).
+    pub fn table_at(&self, identity: &str, ordinal: usize) -> Option<&Table> {
+        self.tables.get(self.key_at(identity, ordinal))
+    }
+
+    /// The view `identity` names for the query of this ordinal (see [`Catalog::key_at`]).
+    pub fn view_at(&self, identity: &str, ordinal: usize) -> Option<&View> {
+        self.views.get(self.key_at(identity, ordinal))
+    }
+
+    /// Whether `key` (of `tables` or `views`) is a replaced definition, not a name's last one.
+    pub fn is_replaced(&self, key: &str) -> bool {
+        self.replaced
+            .values()
+            .any(|versions| versions.iter().any(|v| v.key == key))
+    }
+
+    /// The keys of the definitions `identity` had, oldest first: those replaced, then the last.
+    pub fn keys_of<'a>(&'a self, identity: &'a str) -> impl Iterator<Item = &'a str> {
+        self.replaced
+            .get(identity)
+            .into_iter()
+            .flatten()
+            .map(|v| v.key.as_str())
+            .chain(std::iter::once(identity))
     }
 
     /// The index of the configuration in force now, in `config_versions`.
@@ -276,15 +304,6 @@ pub fn build(script: Script, overrides: &[(String, String)]) -> Result<Catalog> 
     let mut catalog = Catalog::default();
     for statement in script.statements {
         add(&script.file, &mut catalog, statement)?;
-    }
-    if !catalog.replaced.is_empty() {
-        let mut queries = std::mem::take(&mut catalog.queries);
-        for query in &mut queries {
-            if let Some(sink) = query.sink_identity.take() {
-                query.sink_identity = Some(catalog.identity_at(sink, query.ordinal));
-            }
-        }
-        catalog.queries = queries;
     }
     for (key, value) in overrides {
         for config in catalog

@@ -7,6 +7,7 @@ use super::pair_facts::changed_items;
 use crate::catalog::config::KeyChange;
 use crate::facts::job::ConfigFacts;
 use crate::plan::Plan;
+use std::collections::HashSet;
 
 /// The two plans being compared, with the job-level facts (configuration, functions,
 /// statements) computed once for every pair.
@@ -182,7 +183,7 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
     old.catalog
         .tables
         .iter()
-        .filter(|(_, t)| t.def.temporary)
+        .filter(|(name, t)| t.def.temporary && !old.catalog.is_replaced(name))
         .filter(|(name, t)| {
             new.catalog
                 .tables
@@ -194,87 +195,129 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
 }
 
 /// Functions declared in the old job and removed, or declared again with another class,
-/// language or resources (`USING JAR`).
+/// language or resources (`USING JAR`); and functions declared in the new job only that the old
+/// job calls: a call the old job resolved otherwise (a built-in function, which a temporary
+/// system function replaces, or one of a catalog).
 fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
-    old.catalog
-        .functions
-        .iter()
-        .filter(|(name, f)| {
-            new.catalog.functions.get(*name).is_none_or(|g| {
-                g.def.class != f.def.class
-                    || g.def.language != f.def.language
-                    || g.def.resources != f.def.resources
-            })
+    let replaced = old.catalog.functions.iter().filter(|(name, f)| {
+        new.catalog.functions.get(*name).is_none_or(|g| {
+            g.def.class != f.def.class
+                || g.def.language != f.def.language
+                || g.def.resources != f.def.resources
         })
+    });
+    let mut new_only = new_functions(old, new).peekable();
+    let called = match new_only.peek() {
+        Some(_) => called_functions(old),
+        None => HashSet::new(),
+    };
+    let shadowing = new_only.filter(|(name, _)| called.contains(name.as_str()));
+    replaced
+        .chain(shadowing)
         .map(|(_, f)| f.def.name.last().to_string())
         .collect()
 }
 
-/// Tables no query of either job reads or writes that were added, removed or declared
-/// otherwise.
+/// The names the script calls as functions (`name(`, `db.name (`), upper-cased as the catalog
+/// keys functions.
+fn called_functions(plan: &Plan) -> HashSet<String> {
+    use crate::sql::dialect::FlinkDialect;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&FlinkDialect, &plan.file.text).tokenize() else {
+        return HashSet::new();
+    };
+    let mut words = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_)));
+    let mut called = HashSet::new();
+    let mut previous = words.next();
+    for token in words {
+        if let (Some(Token::Word(word)), Token::LParen) = (previous, token) {
+            called.insert(word.value.to_uppercase());
+        }
+        previous = Some(token);
+    }
+    called
+}
+
+/// The functions the new job declares and the old one does not.
+fn new_functions<'p>(
+    old: &'p Plan,
+    new: &'p Plan,
+) -> impl Iterator<Item = (&'p String, &'p crate::catalog::Function)> {
+    new.catalog
+        .functions
+        .iter()
+        .filter(|(name, _)| !old.catalog.functions.contains_key(*name))
+}
+
+/// Tables and views whose definitions no query reads were added, removed or declared
+/// otherwise, by name: a name no query of either job reads, or a definition read by no query
+/// of a name both jobs read (one replaced before a query read it, one declared after the last).
+/// A name only one job reads is judged by the queries that read it.
 fn unused_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    use crate::plan::source_table::table_signature;
     // Once per job, not a scan of every query per table: a deployment declares a table per query.
-    let used_names: std::collections::HashSet<&str> = [old, new]
-        .iter()
-        .flat_map(|plan| &plan.queries)
-        .flat_map(|q| q.sink.iter().chain(&q.sources))
-        .map(String::as_str)
-        .collect();
-    let used = |name: &str| used_names.contains(name);
-    let mut names: Vec<&String> = old
-        .catalog
-        .tables
-        .keys()
-        .chain(new.catalog.tables.keys())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    let (old_used, new_used) = (used_keys(old), used_keys(new));
+    let mut names: Vec<&str> = [old, new]
         .into_iter()
-        .filter(|name| !used(name))
-        .filter(|name| {
-            old.catalog.tables.get(*name).map(table_signature)
-                != new.catalog.tables.get(*name).map(table_signature)
+        .flat_map(|plan| {
+            let catalog = &plan.catalog;
+            catalog
+                .tables
+                .keys()
+                .chain(catalog.views.keys())
+                .filter(|key| !catalog.is_replaced(key))
+                .map(String::as_str)
         })
-        .cloned()
-        .chain(unused_views_changed(old, new))
-        .collect()
-}
-
-/// Views no query of either job reads that were added, removed or defined otherwise.
-fn unused_views_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    let used_names: std::collections::HashSet<&str> = [old, new]
-        .iter()
-        .flat_map(|plan| &plan.queries)
-        .flat_map(|q| &q.views)
-        .map(String::as_str)
         .collect();
-    let used = |name: &str| used_names.contains(name);
-    let definition = |plan: &Plan, name: &str| view_lineage(plan, name);
-    let mut names: Vec<&String> = old
-        .catalog
-        .views
-        .keys()
-        .chain(new.catalog.views.keys())
-        .collect();
-    names.sort();
+    names.sort_unstable();
     names.dedup();
     names
         .into_iter()
-        .filter(|name| !used(name) && definition(old, name) != definition(new, name))
-        .cloned()
+        .filter(|name| {
+            let read = |plan: &Plan, used: &HashSet<&str>| {
+                plan.catalog.keys_of(name).any(|key| used.contains(key))
+            };
+            read(old, &old_used) == read(new, &new_used)
+                && unused_definitions(old, name, &old_used)
+                    != unused_definitions(new, name, &new_used)
+        })
+        .map(str::to_string)
         .collect()
 }
 
-/// What a view is as the tool plans it: its output's lineage and the operators it would plan,
+/// The keys of the definitions the queries of `plan` read or write.
+fn used_keys(plan: &Plan) -> HashSet<&str> {
+    plan.queries
+        .iter()
+        .flat_map(|q| {
+            q.sink
+                .iter()
+                .chain(&q.sources)
+                .chain(&q.views)
+                .map(move |name| plan.catalog.key_at(name, q.ordinal))
+        })
+        .collect()
+}
+
+/// The definitions of `name` no query of `plan` reads, oldest first, as the tool plans them.
+fn unused_definitions(plan: &Plan, name: &str, used: &HashSet<&str>) -> Vec<String> {
+    use crate::plan::source_table::table_signature;
+    let catalog = &plan.catalog;
+    catalog
+        .keys_of(name)
+        .filter(|key| !used.contains(key))
+        .filter_map(
+            |key| match (catalog.tables.get(key), catalog.views.get(key)) {
+                (Some(table), _) => Some(format!("table {}", table_signature(table))),
+                (None, Some(view)) => planned_view(plan, view).map(|v| format!("view {v}")),
+                (None, None) => None,
+            },
+        )
+        .collect()
+}
+
+/// What `view` is as the tool plans it: its output's lineage and the operators it would plan,
 /// so that a view spelled otherwise (a predicate turned around, names qualified) is the same
 /// view. A view the tool cannot plan on its own is its canonical text.
-fn view_lineage(plan: &Plan, name: &str) -> Option<String> {
-    planned_view(plan, plan.catalog.views.get(name)?)
-}
-
-/// What `view` is as the tool plans it (see [`view_lineage`]).
 fn planned_view(plan: &Plan, view: &crate::catalog::View) -> Option<String> {
     let mut notes = crate::notes::Notes::default();
     let mut builder = crate::plan::builder::Builder::new(&plan.catalog, &plan.file, &mut notes);
@@ -332,12 +375,16 @@ fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
     }
 }
 
-/// Functions the new job declares and the old one did not.
+/// Functions the new job declares and the old one neither declares nor calls (see
+/// [`changed_functions`]).
 fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
-    new.catalog
-        .functions
-        .iter()
-        .filter(|(name, _)| !old.catalog.functions.contains_key(*name))
+    let mut new_only = new_functions(old, new).peekable();
+    if new_only.peek().is_none() {
+        return Vec::new();
+    }
+    let called = called_functions(old);
+    new_only
+        .filter(|(name, _)| !called.contains(name.as_str()))
         .map(|(_, f)| f.def.name.last().to_string())
         .collect()
 }

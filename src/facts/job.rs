@@ -18,7 +18,7 @@ facts! {
         pub changed_keys: Vec<String>,
         /// the statements the tool reads past (DROP, USE, ALTER, ...) differ
         pub unmodelled_statements_changed: bool,
-        /// functions of the old job removed or declared again with another class, language or resources (USING JAR)
+        /// functions of the old job removed or declared again with another class, language or resources (USING JAR), and functions the new job declares that the old one calls without declaring them (a temporary system function replacing a built-in)
         pub changed_functions: Vec<String>,
         /// tables no query of either job reads or writes, and views no query reads, that were added, removed or declared otherwise
         pub unused_tables_changed: Vec<String>,

@@ -9,6 +9,7 @@ use super::{
     aggregate, correlate, degrade, join, join_finish, join_nulls, match_recognize, over, pushdown,
     rank, sort, source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
 };
+use crate::catalog::config::Config;
 use crate::catalog::names::NamePath;
 use crate::catalog::{self, Catalog, Table};
 use crate::error::{Error, Result};
@@ -41,10 +42,14 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         builder.hints = statement.hints.clone();
         builder.path = statement.path.clone();
         builder.ordinal = statement.ordinal;
+        builder.config = catalog
+            .config_versions
+            .get(statement.config_version)
+            .unwrap_or(&catalog.config);
         let sink_table = statement
             .sink_identity
             .as_ref()
-            .and_then(|s| catalog.tables.get(s));
+            .and_then(|s| catalog.table_at(s, statement.ordinal));
         let in_sink_order =
             super::insert_order::in_sink_order(&statement.query, &statement.columns, sink_table);
         let relation = builder
@@ -99,6 +104,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         }
         let mut source_tables = source_table::source_operators(
             &catalog,
+            statement.ordinal,
             &hinted_options,
             &builder.sources,
             &builder.reads.columns,
@@ -150,6 +156,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             rows_span,
             insert_columns: statement.columns.clone(),
             config_version: statement.config_version,
+            ordinal: statement.ordinal,
         });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));
@@ -220,6 +227,8 @@ pub struct Builder<'a> {
     /// The ordinal (from 1) of the query being planned: names resolve to the definitions in
     /// force at its statement (`usize::MAX`: at the end of the script).
     pub ordinal: usize,
+    /// The configuration in force at the query's statement.
+    pub config: &'a Config,
     /// The enclosing queries' rows, innermost last: correlated columns of a subquery.
     pub outer: Vec<Relation>,
     /// The lineage of each subquery planned so far, by where it is written.
@@ -253,20 +262,26 @@ impl<'a> Builder<'a> {
             view_depth: 0,
             path: NamePath::default(),
             ordinal: usize::MAX,
+            config: &catalog.config,
             outer: Vec::new(),
             subqueries: BTreeMap::new(),
             union_distinct_above: false,
         }
     }
 
-    /// The key of the table or view `parts` names, as this query reads it.
+    /// The identity of the table or view `parts` names.
     pub fn resolve(&self, parts: &[String]) -> String {
-        self.catalog
-            .identity_at(self.path.identity(parts), self.ordinal)
+        self.path.identity(parts)
+    }
+
+    /// The table `identity` names, as declared at this query's statement.
+    pub fn table(&self, identity: &str) -> Option<&'a Table> {
+        self.catalog.table_at(identity, self.ordinal)
     }
 
     pub fn converter(&mut self) -> Converter<'_> {
         let mut conv = Converter::new(self.catalog, self.file, self.notes, &mut self.reads);
+        conv.ordinal = self.ordinal;
         conv.outer = &self.outer;
         conv.subqueries = &self.subqueries;
         conv
@@ -1025,7 +1040,7 @@ impl<'a> Builder<'a> {
             }
         }
         let identity = self.resolve(parts);
-        if !self.catalog.tables.contains_key(&identity) {
+        if self.table(&identity).is_none() {
             return;
         }
         let hint = options_hint::after_table_name(self.file, name_end);
@@ -1056,7 +1071,7 @@ impl<'a> Builder<'a> {
         }
         let identity = self.resolve(parts);
         let name = identity.as_str();
-        if let Some(view) = self.catalog.views.get(name).cloned() {
+        if let Some(view) = self.catalog.view_at(name, self.ordinal).cloned() {
             if self.view_depth >= MAX_VIEW_DEPTH {
                 return Err(Error::sql(self.file, span, format!("views nest more than {MAX_VIEW_DEPTH} levels deep (or refer to themselves)")));
             }
@@ -1085,7 +1100,7 @@ impl<'a> Builder<'a> {
         } else {
             format!("{name}#{scans}")
         };
-        if let Some(table) = self.catalog.tables.get(name) {
+        if let Some(table) = self.table(name) {
             if let Some(words) = &table.altered {
                 return Err(Error::unmodelled(
                     self.file,

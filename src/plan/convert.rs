@@ -90,6 +90,8 @@ pub struct Converter<'a> {
     pub outer: &'a [Relation],
     /// The lineage of each subquery planned so far, by where it is written.
     pub subqueries: &'a BTreeMap<(usize, usize), String>,
+    /// The ordinal of the query converted: tables are read as declared at its statement.
+    pub ordinal: usize,
 }
 
 impl<'a> Converter<'a> {
@@ -109,6 +111,7 @@ impl<'a> Converter<'a> {
             reads,
             outer: &[],
             subqueries: &NO_SUBQUERIES,
+            ordinal: usize::MAX,
         }
     }
 
@@ -199,13 +202,13 @@ impl<'a> Converter<'a> {
         let candidates: Vec<&String> = rel
             .base_tables
             .iter()
-            .filter(|t| match self.catalog.tables.get(*t) {
+            .filter(|t| match self.catalog.table_at(t, self.ordinal) {
                 Some(table) => table.def.columns.iter().any(|c| c.name == name),
                 None => true,
             })
             .collect();
         if let [table] = candidates.as_slice() {
-            let column = match self.catalog.tables.get(*table) {
+            let column = match self.catalog.table_at(table, self.ordinal) {
                 Some(t) => super::builder::table_columns(self, t, table, None)?
                     .into_iter()
                     .find(|c| c.name == name),
@@ -504,8 +507,7 @@ impl<'a> Converter<'a> {
         let (instance, column) = value.as_column()?;
         let table = self
             .catalog
-            .tables
-            .get(super::scope::base_table(instance))?;
+            .table_at(super::scope::base_table(instance), self.ordinal)?;
         let def = table.def.columns.iter().find(|c| c.name == column)?;
         match &def.kind {
             crate::sql::ColumnKind::Physical { data_type }

@@ -50,7 +50,11 @@ pub fn opaque_query(
     let reads: BTreeSet<(String, String)> = lineage
         .tables
         .iter()
-        .filter_map(|identity| catalog.tables.get(identity).map(|t| (identity, t)))
+        .filter_map(|identity| {
+            catalog
+                .table_at(identity, statement.ordinal)
+                .map(|t| (identity, t))
+        })
         .flat_map(|(identity, t)| {
             t.def
                 .columns
@@ -61,7 +65,7 @@ pub fn opaque_query(
     let sink_table = statement
         .sink_identity
         .as_ref()
-        .and_then(|s| catalog.tables.get(s));
+        .and_then(|s| catalog.table_at(s, statement.ordinal));
     QueryPlan {
         name: match &statement.sink_identity {
             Some(sink) => sink.clone(),
@@ -72,6 +76,7 @@ pub fn opaque_query(
         operators: vec![op],
         source_tables: source_table::source_operators(
             catalog,
+            statement.ordinal,
             &Default::default(),
             &lineage.tables,
             &reads,
@@ -95,6 +100,7 @@ pub fn opaque_query(
         rows_span: None,
         insert_columns: statement.columns.clone(),
         config_version: statement.config_version,
+        ordinal: statement.ordinal,
     }
 }
 
@@ -152,7 +158,7 @@ impl Lineage {
             match found {
                 Object::View(identity) => {
                     let key = format!("view {identity}");
-                    let Some(view) = catalog.views.get(&identity) else {
+                    let Some(view) = catalog.view_at(&identity, self.ordinal) else {
                         continue;
                     };
                     if let Entry::Vacant(slot) = self.definitions.entry(key) {
@@ -169,7 +175,7 @@ impl Lineage {
                     if self.tables.contains(&identity) {
                         continue;
                     }
-                    let Some(table) = catalog.tables.get(&identity) else {
+                    let Some(table) = catalog.table_at(&identity, self.ordinal) else {
                         continue;
                     };
                     let ddl = file
@@ -196,10 +202,10 @@ impl Lineage {
     }
 
     fn object(&self, catalog: &Catalog, path: &NamePath, parts: &[String]) -> Option<Object> {
-        let identity = catalog.identity_at(path.identity(parts), self.ordinal);
-        if catalog.views.contains_key(&identity) {
+        let identity = path.identity(parts);
+        if catalog.view_at(&identity, self.ordinal).is_some() {
             Some(Object::View(identity))
-        } else if catalog.tables.contains_key(&identity) {
+        } else if catalog.table_at(&identity, self.ordinal).is_some() {
             Some(Object::Table(identity))
         } else {
             let last = parts.last()?;

@@ -476,11 +476,10 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
     });
     // Which option turns an async lookup on is the connector's (rules/connectors/*.yaml):
     // `lookup.async` for JDBC and Paimon, `async` for Hologres.
-    let option = b.catalog.tables.get(&identity).is_some_and(|t| {
+    let option = b.table(&identity).is_some_and(|t| {
         crate::catalog::connectors::builtin().enables(&t.def.options, "lookup_async")
     });
     let try_resolve = b
-        .catalog
         .config
         .get("table.optimizer.non-deterministic-update.strategy")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("TRY_RESOLVE"));

@@ -237,6 +237,9 @@ pub struct QueryPlan {
     /// The configuration in force at its statement: an index into the catalog's
     /// `config_versions`.
     pub config_version: usize,
+    /// Its place among the script's queries (from 1): the definitions of the names it reads
+    /// are those in force at its statement (`Catalog::key_at`).
+    pub ordinal: usize,
     pub sink: Option<String>,
     pub span: ByteSpan,
     pub operators: Vec<Operator>,

@@ -233,12 +233,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     let order_time = match (order_time, order.as_column()) {
         (Some(t), _) => Some(t),
-        (None, Some((table, name)))
-            if !b
-                .catalog
-                .tables
-                .contains_key(super::scope::base_table(table)) =>
-        {
+        (None, Some((table, name))) if b.table(super::scope::base_table(table)).is_none() => {
             let kind = if name.eq_ignore_ascii_case("proctime") {
                 TimeKind::Proctime
             } else {

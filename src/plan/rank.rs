@@ -270,7 +270,7 @@ pub fn order_time(
         return Some(time);
     }
     let (table, name) = value.as_column()?;
-    if let Some(declared) = b.catalog.tables.get(super::scope::base_table(table)) {
+    if let Some(declared) = b.table(super::scope::base_table(table)) {
         return declared.time_kind(name);
     }
     if name.eq_ignore_ascii_case("proctime") {

@@ -16,8 +16,10 @@ const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "ch
 
 /// One operator per source table read, in order of first use.
 /// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
+/// Tables are read as declared at the statement of the query of this ordinal.
 pub fn source_operators(
     catalog: &Catalog,
+    ordinal: usize,
     hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
     reads: &BTreeSet<(String, String)>,
@@ -25,18 +27,20 @@ pub fn source_operators(
 ) -> Vec<Operator> {
     sources
         .iter()
-        .map(|name| match (catalog.tables.get(name), hinted.get(name)) {
-            (Some(table), Some(hint)) => {
-                let (hinted, overridden) = with_hint(table, hint);
-                let mut op = declared(&hinted, name, reads, feeds_state);
-                let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
-                op.item_spans.extend(overridden);
-                op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
-                op
-            }
-            (Some(table), None) => declared(table, name, reads, feeds_state),
-            (None, _) => undeclared(name, feeds_state),
-        })
+        .map(
+            |name| match (catalog.table_at(name, ordinal), hinted.get(name)) {
+                (Some(table), Some(hint)) => {
+                    let (hinted, overridden) = with_hint(table, hint);
+                    let mut op = declared(&hinted, name, reads, feeds_state);
+                    let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
+                    op.item_spans.extend(overridden);
+                    op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
+                    op
+                }
+                (Some(table), None) => declared(table, name, reads, feeds_state),
+                (None, _) => undeclared(name, feeds_state),
+            },
+        )
         .collect()
 }
 

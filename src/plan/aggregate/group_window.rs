@@ -123,11 +123,10 @@ pub fn group_window(
         }
     };
     if time.time.is_none() {
-        let declared = time.expr.as_column().is_some_and(|(t, _)| {
-            b.catalog
-                .tables
-                .contains_key(super::super::scope::base_table(t))
-        });
+        let declared = time
+            .expr
+            .as_column()
+            .is_some_and(|(t, _)| b.table(super::super::scope::base_table(t)).is_some());
         if declared {
             b.notes.warn(format!("`{}` is not a time attribute (no WATERMARK or PROCTIME()); Flink rejects this window", time.name), Some(b.span(args[0])));
         } else {

@@ -326,7 +326,7 @@ pub fn aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan
 
 /// The early/late-fire configuration in force for a window operator (its clause recorded).
 fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
-    let config = &b.catalog.config;
+    let config = b.config;
     let value = |key: &str| config.get(key).map(str::to_string);
     let facts = Emit {
         early_fire: config.is_true("table.exec.emit.early-fire.enabled"),
