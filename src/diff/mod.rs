@@ -16,4 +16,7 @@ pub mod union_lineage;
 
 pub use job_facts::Job;
 pub use matching::{match_queries, operator_kinds, OperatorPair, QueryPair};
-pub use pair_facts::{operator_facts, query_facts, AggregatesPair, OperatorPairFacts, PairFacts};
+pub use pair_facts::{
+    operator_facts, query_facts, unchanged_operator, AggregatesPair, OperatorPairFacts,
+    QueryPairSides,
+};

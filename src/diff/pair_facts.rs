@@ -12,13 +12,31 @@ use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// A pair's facts: the JSON the rules read, and the typed facts of the pair as a whole.
-pub struct PairFacts<W> {
-    pub json: Value,
-    pub whole: W,
+/// A query pair's facts, typed: each side's, and the pair's as a whole. The JSON the rules
+/// read ([`QueryPairSides::json`]) is assembled only for a query that changed.
+pub struct QueryPairSides {
+    pub old: QueryFacts,
+    pub new: QueryFacts,
+    pub whole: QueryPairFacts,
 }
 
-/// An operator pair's facts: those of [`PairFacts`], and the aggregates of both sides.
+impl QueryPairSides {
+    /// Whether the two sides' facts differ (as [`facts::pair::sides_differ`] of the JSON).
+    pub fn sides_differ(&self) -> bool {
+        self.old != self.new
+    }
+
+    /// The facts the rules read: `old`, `new`, a relation object per list fact, `config`, and
+    /// the pair's as a whole.
+    pub fn json(&self, job: &Job) -> Value {
+        let (old, new) = (facts::to_map(&self.old), facts::to_map(&self.new));
+        let relations = relations_of(&old, &new);
+        facts::pair::pair_value(&old, &new, &relations, &job.config, &self.whole)
+    }
+}
+
+/// An operator pair's facts: the JSON the rules read, the facts of a source table pair as a
+/// whole, and the aggregates of both sides.
 pub struct OperatorPairFacts {
     pub json: Value,
     /// A source table pair's facts as a whole.
@@ -55,6 +73,20 @@ impl AggregatesPair {
             new,
         }
     }
+}
+
+/// The aggregates of an operator pair whose two sides have the same facts, as compared without
+/// aligning anything (a source table, or no source renamed): such a pair is unchanged and no
+/// rule needs its facts assembled. None otherwise.
+pub fn unchanged_operator(
+    pair: &OperatorPair,
+    renames: &[(String, String)],
+) -> Option<AggregatesPair> {
+    let (old, new) = (pair.old?, pair.new?);
+    // A source table's facts are not aligned with renamed sources (see `operator_facts`).
+    let comparable = pair.kind() == OperatorKind::Source || renames.is_empty();
+    (comparable && old.same_facts(new))
+        .then(|| AggregatesPair::of(pair, old.rule_facts(), new.rule_facts()))
 }
 
 /// The facts of an operator pair: `old`, `new`, a relation object per list fact, `config`,
@@ -162,7 +194,7 @@ fn relations_of(old: &Map<String, Value>, new: &Map<String, Value>) -> Map<Strin
 }
 
 /// The facts of a query pair, for `rules/query.yaml`.
-pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
+pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     let (old_plan, new_plan) = (job.old, job.new);
     let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> QueryFacts {
         let mut union_inputs: Vec<String> = q
@@ -223,12 +255,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> PairFacts<QueryPairFacts> {
         moved_among_queries: pair.moved_among_queries,
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
     };
-    let (old, new) = (facts::to_map(&old), facts::to_map(&new));
-    let relations = relations_of(&old, &new);
-    PairFacts {
-        json: facts::pair::pair_value(&old, &new, &relations, &job.config, &whole),
-        whole,
-    }
+    QueryPairSides { old, new, whole }
 }
 
 /// How the query's output changed where its stateful operators and source tables did not:

@@ -94,7 +94,7 @@ pub fn script_facts(plan: &Plan) -> ScriptFacts {
                 name: query.name.clone(),
                 sink: query.sink.clone(),
                 sources: query.sources.clone(),
-                facts: one_side(&query_facts(pair, &job).json, "query"),
+                facts: one_side(&query_facts(pair, &job).json(&job), "query"),
                 source_tables,
                 operators,
             })

@@ -128,7 +128,18 @@ impl Operator {
 
     /// Whether the operator's kind keeps aggregates (its facts type has the `Aggregates`).
     pub fn has_aggregates(&self) -> bool {
-        crate::facts::has::<Aggregates>(&crate::facts::operator_facts(self.kind))
+        // Asked of every operator pair: the kinds' fact lists are built once.
+        static KINDS: std::sync::OnceLock<Vec<OperatorKind>> = std::sync::OnceLock::new();
+        KINDS
+            .get_or_init(|| {
+                OperatorKind::ALL
+                    .into_iter()
+                    .filter(|&kind| {
+                        crate::facts::has::<Aggregates>(&crate::facts::operator_facts(kind))
+                    })
+                    .collect()
+            })
+            .contains(&self.kind)
     }
 
     /// Writes facts of a facts type (`crate::facts`: the kind's whole facts, or a part of them
@@ -163,10 +174,19 @@ impl Operator {
     /// facts type read back whenever the whole type does, so a failed `read` of a part shows here
     /// too: the fail-safe turns it into `unknown`.
     pub fn fact_error(&self) -> Option<String> {
+        self.fact_error_checking(true)
+    }
+
+    /// [`Operator::fact_error`], without reading the facts through the kind's type unless
+    /// `check_type` (they were, on an operator with the same facts).
+    pub fn fact_error_checking(&self, check_type: bool) -> Option<String> {
         self.fact_errors
             .first()
             .cloned()
             .or_else(|| {
+                if !check_type {
+                    return None;
+                }
                 crate::facts::operators::check(self.kind, &self.facts)
                     .err()
                     .map(|e| e.0)

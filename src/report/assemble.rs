@@ -133,20 +133,29 @@ fn evaluate_operator(
     job: &Job,
 ) -> OperatorReport {
     let (old_plan, new_plan) = (job.old, job.new);
+    let kind = pair.kind();
+    let operator = kind.name();
+    // Facts that do not read as their type are a bug of the tool: the pair is never judged
+    // safe on them.
+    // Most pairs of a large job are unchanged: nothing to assemble or fire, and the facts,
+    // the same on both sides, are read through their type once.
+    let unchanged = diff::unchanged_operator(pair, renames);
+    let fault = pair.old.and_then(Operator::fact_error).or_else(|| {
+        pair.new
+            .and_then(|new| new.fact_error_checking(unchanged.is_none()))
+    });
+    if let (Some(aggregates), None) = (&unchanged, &fault) {
+        return operator_report(pair, Vec::new(), false, aggregates, job);
+    }
     let diff::OperatorPairFacts {
         json: facts,
         source: source_pair,
         aggregates,
     } = diff::operator_facts(pair, renames, job);
-    let kind = pair.kind();
-    let operator = kind.name();
     // Compared as the rules see them (a column read through a UNION ALL aligned with its input).
     let changed = pair.old.is_none() || pair.new.is_none() || pair::sides_differ(&facts);
     let mut findings = Vec::new();
-    // Facts that do not read as their type are a bug of the tool: the pair is never judged
-    // safe on them.
-    let fault = |op: Option<&Operator>| op.and_then(Operator::fact_error);
-    if let Some(reason) = fault(pair.old).or_else(|| fault(pair.new)) {
+    if let Some(reason) = fault {
         findings.push(Finding {
             rule: engine::UNEXPLAINED.into(),
             verdict: Verdict::Unknown,
@@ -223,6 +232,20 @@ fn evaluate_operator(
             });
         }
     }
+    operator_report(pair, findings, changed, &aggregates, job)
+}
+
+/// The report of an operator pair judged by `findings`.
+fn operator_report(
+    pair: &OperatorPair,
+    findings: Vec<Finding>,
+    changed: bool,
+    aggregates: &diff::AggregatesPair,
+    job: &Job,
+) -> OperatorReport {
+    let (old_plan, new_plan) = (job.old, job.new);
+    let kind = pair.kind();
+    let operator = kind.name();
     let verdict = findings
         .iter()
         .map(|f| f.verdict)
@@ -251,7 +274,7 @@ fn evaluate_operator(
         status,
         verdict,
         findings,
-        state: state_fate(verdict, changed, &aggregates, pair.old, pair.new),
+        state: state_fate(verdict, changed, aggregates, pair.old, pair.new),
         old: pair.old.and_then(|o| location(&old_plan.file, o.span)),
         new: pair.new.and_then(|o| location(&new_plan.file, o.span)),
     }
@@ -269,14 +292,15 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .iter()
         .map(|p| evaluate_operator(rules, p, &pair.source_renames, job))
         .collect();
-    let diff::PairFacts { json: facts, whole } = diff::query_facts(pair, job);
+    let sides = diff::query_facts(pair, job);
+    let whole = &sides.whole;
     let mut findings = Vec::new();
     let config_changed = job.config.changed();
     let changed = operators
         .iter()
         .chain(&sources)
         .any(|o| o.status != QueryStatus::Unchanged)
-        || pair::sides_differ(&facts)
+        || sides.sides_differ()
         || whole.projection_changed
         || whole.rows_changed
         || !whole.renamed_outputs.is_empty()
@@ -287,6 +311,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
     let neighbours_changed =
         !pair.topology_changed_elsewhere.is_empty() || pair.moved_among_queries;
     if changed || neighbours_changed {
+        let facts = sides.json(job);
         let fired = engine::fire(rules, "query", &facts);
         let explained: Vec<String> = fired.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
         for (rule, paths) in fired {
