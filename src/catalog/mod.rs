@@ -202,9 +202,10 @@ impl Catalog {
         self.functions.get(&name.to_uppercase())
     }
 
-    /// The key under which the definition of `identity` that the query of this ordinal (from
-    /// 1) reads is kept: the definition in force at its statement. `usize::MAX` reads the last
-    /// one. Keys other than the identity are internal: plans name tables and views by identity.
+    /// The key under which the definition of `identity` that the query of this ordinal reads
+    /// is kept (ordinals count from 1): the definition in force at its statement. `usize::MAX`
+    /// reads the last one. Keys other than the identity are internal: plans name tables and
+    /// views by identity.
     pub fn key_at<'a>(&'a self, identity: &'a str, ordinal: usize) -> &'a str {
         self.replaced
             .get(identity)
