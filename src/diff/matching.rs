@@ -147,7 +147,7 @@ fn match_sources<'a>(
     new: Option<&'a QueryPlan>,
 ) -> Vec<OperatorPair<'a>> {
     let of = |q: Option<&'a QueryPlan>| q.map(|q| q.source_tables.as_slice()).unwrap_or_default();
-    let name = |op: &Operator| op.source_facts().map(|s| s.name).unwrap_or_default();
+    let name = |op: &Operator| op.source_name().unwrap_or_default().to_string();
     pair_by(of(old), of(new), name, true)
 }
 

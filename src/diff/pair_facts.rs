@@ -303,6 +303,10 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
         let (Some(old), Some(new)) = (op.old, op.new) else {
             continue;
         };
+        // The same facts, aligned alike: neither aggregates nor filters changed.
+        if pair.source_renames.is_empty() && old.same_facts(new) {
+            continue;
+        }
         let kind = operator_key(old);
         let old = source_renames::align(old.rule_facts(), &pair.source_renames);
         let (old, new) = union_lineage::align(&old, new.rule_facts());

@@ -126,6 +126,14 @@ impl Operator {
         source.and_then(Result::ok)
     }
 
+    /// A source table's name, read without the rest of its facts; None for the other kinds.
+    pub fn source_name(&self) -> Option<&str> {
+        (self.kind == OperatorKind::Source)
+            .then(|| self.facts.get(SourceFacts::name.name()))
+            .flatten()
+            .and_then(Value::as_str)
+    }
+
     /// Whether the operator's kind keeps aggregates (its facts type has the `Aggregates`).
     pub fn has_aggregates(&self) -> bool {
         // Asked of every operator pair: the kinds' fact lists are built once.
