@@ -127,7 +127,9 @@ impl CutSource {
         }
         out.pop();
         span.1 = span.1.max(span.0);
-        let first_line = text[..from].matches('\n').count();
+        // From the file's line index: counting from the start would make a report of many
+        // findings quadratic in the script's length.
+        let first_line = file.line_col(from).line - 1;
         // Columns of the clause line as miette counts them (bytes), less the `…` put in front.
         let ellipsis = if window_start > 0 {
             '…'.len_utf8()
