@@ -581,6 +581,11 @@ impl<'a> Builder<'a> {
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));
             input.joins_below.extend(finished.planned);
+            if finished.regular {
+                for column in input.columns.iter_mut().chain(input.using.iter_mut()) {
+                    column.time = None;
+                }
+            }
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());

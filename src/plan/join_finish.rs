@@ -62,6 +62,10 @@ pub struct Finished {
     pub planned: Vec<join_nulls::PlannedJoin>,
     /// The WHERE terms taken as join conditions (canonical).
     pub conditions: BTreeSet<String>,
+    /// Whether one of them is a regular join: Flink materializes the time attributes of its
+    /// inputs (plan oracle: a proctime read through a regular join is a plain
+    /// `TIMESTAMP_LTZ(3)`, and a first row by it is a Rank, not a Deduplicate).
+    pub regular: bool,
 }
 
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
@@ -77,6 +81,7 @@ pub fn finish(
 ) -> Finished {
     let mut outer = Vec::new();
     let mut taken = BTreeSet::new();
+    let mut regular = false;
     for join in &mut pending {
         simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
@@ -121,6 +126,7 @@ pub fn finish(
             });
         }
         let op = operator(join, spans);
+        regular |= op.kind == OperatorKind::Join;
         if open && op.kind == OperatorKind::IntervalJoin {
             b.notes.assume(
                 "the time bounds of this join read tables without DDL: columns named like times are taken as their time attributes (an interval join)",
@@ -132,6 +138,7 @@ pub fn finish(
     Finished {
         planned: outer,
         conditions: taken,
+        regular,
     }
 }
 
