@@ -211,6 +211,9 @@ pub struct Builder<'a> {
     pub pending_joins: Vec<join::PendingJoin>,
     /// Joins compared as a whole, read in FROM, finished by their SELECT.
     pub opaque_joins: Vec<join::OpaqueJoin>,
+    /// The regular joins planned: their operator's position and every column of each input
+    /// (what they carry beneath a ranking).
+    pub join_inputs: Vec<join_finish::JoinInputs>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -248,6 +251,7 @@ impl<'a> Builder<'a> {
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             opaque_joins: Vec::new(),
+            join_inputs: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,

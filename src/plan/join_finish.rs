@@ -125,8 +125,16 @@ pub fn finish(
                 right: join.right.clone(),
             });
         }
+        let inputs = JoinInputs {
+            operator: b.operators.len(),
+            left: join.left.all_columns(),
+            right: join.right.all_columns(),
+        };
         let op = operator(join, spans);
-        regular |= op.kind == OperatorKind::Join;
+        if op.kind == OperatorKind::Join {
+            regular = true;
+            b.join_inputs.push(inputs);
+        }
         if open && op.kind == OperatorKind::IntervalJoin {
             b.notes.assume(
                 "the time bounds of this join read tables without DDL: columns named like times are taken as their time attributes (an interval join)",
@@ -139,6 +147,46 @@ pub fn finish(
         planned: outer,
         conditions: taken,
         regular,
+    }
+}
+
+/// A regular join's operator and every column of each of its inputs.
+#[derive(Debug, Clone)]
+pub struct JoinInputs {
+    pub operator: usize,
+    pub left: Vec<String>,
+    pub right: Vec<String>,
+}
+
+/// The regular joins beneath the ranking just planned (operator `rank`: a Top-N) carry every
+/// column of their inputs: Flink pushes no projection through a ranking into what is beneath
+/// it (plan oracle: a Top-N over a view joining two tables reads five columns, its join
+/// carries all of both tables'; the projection reaches the Top-N's own input only). A join is
+/// beneath the ranking when the ranking reads one of the columns it carries.
+pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
+    let Some(ranking) = b.operators.get(rank) else {
+        return;
+    };
+    if ranking.kind != OperatorKind::TopN {
+        return;
+    }
+    let text = ranking.searchable_text().concat();
+    for inputs in b.join_inputs.clone() {
+        let Some(op) = b.operators.get_mut(inputs.operator) else {
+            continue;
+        };
+        if inputs.operator >= rank || op.kind != OperatorKind::Join {
+            continue;
+        }
+        let (Ok(base), Ok(facts)) = (op.read::<JoinBase>(), op.read::<JoinFacts>()) else {
+            continue;
+        };
+        let carried = base.left_input.iter().chain(&facts.right_input);
+        if !carried.into_iter().any(|c| super::prune::names(&text, c)) {
+            continue;
+        }
+        op.update(|f: &mut JoinBase| f.left_input = inputs.left.clone());
+        op.update(|f: &mut JoinFacts| f.right_input = inputs.right.clone());
     }
 }
 

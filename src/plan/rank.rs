@@ -451,6 +451,7 @@ pub fn build(
             .insert(fact, projection_span.union(pending.span));
     }
     b.operators.push(op);
+    super::join_finish::carry_all_beneath_ranking(b, b.operators.len() - 1);
     Ok(())
 }
 
