@@ -211,7 +211,7 @@ pub struct Builder<'a> {
     pub pending_joins: Vec<join::PendingJoin>,
     /// Joins compared as a whole, read in FROM, finished by their SELECT.
     pub opaque_joins: Vec<join::OpaqueJoin>,
-    /// The regular joins planned: their operator's position and every column of each input
+    /// The stateful joins planned: their operator's position and every column of each input
     /// (what they carry beneath a ranking).
     pub join_inputs: Vec<join_finish::JoinInputs>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
@@ -849,6 +849,12 @@ impl<'a> Builder<'a> {
                 let c = self.converter().column(input, parts, span)?;
                 (c.expr, c.time)
             }
+            // `PROCTIME()` in a view or subquery is a processing-time attribute, as in DDL
+            // (plan oracle: a first row by it is a Deduplicate).
+            other if crate::catalog::is_proctime_call(other) => (
+                self.converter().expr(input, other)?,
+                Some(catalog::TimeKind::Proctime),
+            ),
             other => (self.converter().expr(input, other)?, None),
         };
         Ok(Column {

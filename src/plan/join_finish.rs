@@ -131,8 +131,11 @@ pub fn finish(
             right: join.right.all_columns(),
         };
         let op = operator(join, spans);
-        if op.kind == OperatorKind::Join {
-            regular = true;
+        regular |= op.kind == OperatorKind::Join;
+        if matches!(
+            op.kind,
+            OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin
+        ) {
             b.join_inputs.push(inputs);
         }
         if open && op.kind == OperatorKind::IntervalJoin {
@@ -158,16 +161,18 @@ pub struct JoinInputs {
     pub right: Vec<String>,
 }
 
-/// The regular joins beneath the ranking just planned (operator `rank`: a Top-N) carry every
+/// The joins beneath the ranking just planned (operator `rank`: a Top-N or a deduplication;
+/// regular, interval and temporal joins) carry every
 /// column of their inputs: Flink pushes no projection through a ranking into what is beneath
 /// it (plan oracle: a Top-N over a view joining two tables reads five columns, its join
-/// carries all of both tables'; the projection reaches the Top-N's own input only). A join is
+/// carries all of both tables'; so does an interval join beneath a deduplication; the
+/// projection reaches the ranking's own input only). A join is
 /// beneath the ranking when the ranking reads one of the columns it carries.
 pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
     let Some(ranking) = b.operators.get(rank) else {
         return;
     };
-    if ranking.kind != OperatorKind::TopN {
+    if !matches!(ranking.kind, OperatorKind::TopN | OperatorKind::Deduplicate) {
         return;
     }
     let text = ranking.searchable_text().concat();
@@ -175,7 +180,12 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
         let Some(op) = b.operators.get_mut(inputs.operator) else {
             continue;
         };
-        if inputs.operator >= rank || op.kind != OperatorKind::Join {
+        let joins = [
+            OperatorKind::Join,
+            OperatorKind::IntervalJoin,
+            OperatorKind::TemporalJoin,
+        ];
+        if inputs.operator >= rank || !joins.contains(&op.kind) {
             continue;
         }
         let (Ok(base), Ok(facts)) = (op.read::<JoinBase>(), op.read::<JoinFacts>()) else {

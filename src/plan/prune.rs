@@ -74,6 +74,14 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
 /// it; its projection is pushed through the rank only after the aggregate is planned).
 fn beneath_ranking(owner: usize, operators: &[Operator]) -> bool {
     let op = &operators[owner];
+    if op.kind == OperatorKind::OverAggregate {
+        // An OVER aggregate's outputs read `over:CALL` (plan oracle: beneath a Top-N it keeps
+        // a call nothing reads, as a group aggregate does).
+        return operators.iter().skip(owner + 1).any(|other| {
+            matches!(other.kind, OperatorKind::TopN | OperatorKind::WindowTopN)
+                && other.searchable_text().iter().any(|t| t.contains("over:"))
+        });
+    }
     let keys = match op.kind {
         OperatorKind::GroupAggregate => op.read::<GroupAggregateFacts>().map(|f| f.keys),
         OperatorKind::WindowAggregate => op.read::<WindowAggregateFacts>().map(|f| f.keys),
