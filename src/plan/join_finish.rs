@@ -177,7 +177,7 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
     }
     let text = ranking.searchable_text().concat();
     for inputs in b.join_inputs.clone() {
-        let Some(op) = b.operators.get_mut(inputs.operator) else {
+        let Some(op) = b.operators.get(inputs.operator) else {
             continue;
         };
         let joins = [
@@ -191,10 +191,27 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
         let (Ok(base), Ok(facts)) = (op.read::<JoinBase>(), op.read::<JoinFacts>()) else {
             continue;
         };
-        let carried = base.left_input.iter().chain(&facts.right_input);
-        if !carried.into_iter().any(|c| super::prune::names(&text, c)) {
+        let carried: Vec<&String> = base.left_input.iter().chain(&facts.right_input).collect();
+        if !carried.iter().any(|c| super::prune::names(&text, c)) {
             continue;
         }
+        // An aggregate between them reads only its keys and arguments: the join beneath it is
+        // pruned as usual (plan oracle: join, group aggregate, Top-N).
+        let aggregated = b.operators[inputs.operator + 1..rank]
+            .iter()
+            .any(|between| {
+                between.has_aggregates()
+                    && between
+                        .searchable_text()
+                        .iter()
+                        .any(|t| carried.iter().any(|c| super::prune::names(t, c)))
+            });
+        if aggregated {
+            continue;
+        }
+        let Some(op) = b.operators.get_mut(inputs.operator) else {
+            continue;
+        };
         op.update(|f: &mut JoinBase| f.left_input = inputs.left.clone());
         op.update(|f: &mut JoinFacts| f.right_input = inputs.right.clone());
     }
