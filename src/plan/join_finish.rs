@@ -127,8 +127,8 @@ pub fn finish(
         }
         let inputs = JoinInputs {
             operator: b.operators.len(),
-            left: join.left.all_columns(),
-            right: join.right.all_columns(),
+            left: join.left.clone(),
+            right: join.right.clone(),
         };
         let op = operator(join, spans);
         regular |= op.kind == OperatorKind::Join;
@@ -153,12 +153,12 @@ pub fn finish(
     }
 }
 
-/// A regular join's operator and every column of each of its inputs.
+/// A stateful join's operator and its inputs (their columns are listed only beneath a ranking).
 #[derive(Debug, Clone)]
 pub struct JoinInputs {
     pub operator: usize,
-    pub left: Vec<String>,
-    pub right: Vec<String>,
+    pub left: super::join::Side,
+    pub right: super::join::Side,
 }
 
 /// The joins beneath the ranking just planned (operator `rank`: a Top-N or a deduplication;
@@ -173,6 +173,9 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
         return;
     };
     if !matches!(ranking.kind, OperatorKind::TopN | OperatorKind::Deduplicate) {
+        return;
+    }
+    if b.join_inputs.is_empty() {
         return;
     }
     let text = ranking.searchable_text().concat();
@@ -212,8 +215,9 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
         let Some(op) = b.operators.get_mut(inputs.operator) else {
             continue;
         };
-        op.update(|f: &mut JoinBase| f.left_input = inputs.left.clone());
-        op.update(|f: &mut JoinFacts| f.right_input = inputs.right.clone());
+        let (left, right) = (inputs.left.all_columns(), inputs.right.all_columns());
+        op.update(|f: &mut JoinBase| f.left_input = left);
+        op.update(|f: &mut JoinFacts| f.right_input = right);
     }
 }
 

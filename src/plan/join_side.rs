@@ -166,10 +166,11 @@ impl Side {
     /// carries: Flink prunes nothing beneath a ranking).
     pub fn all_columns(&self) -> Vec<String> {
         let store = self.store.borrow();
+        let mut seen = BTreeSet::new();
         let mut out: Vec<String> = Vec::new();
         for column in &store.columns[..self.columns] {
             let canonical = column.expr.canonical();
-            if !out.contains(&canonical) {
+            if seen.insert(canonical.clone()) {
                 out.push(canonical);
             }
         }
