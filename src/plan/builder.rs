@@ -218,6 +218,9 @@ pub struct Builder<'a> {
     pub pending_joins: Vec<join::PendingJoin>,
     /// Joins compared as a whole, read in FROM, finished by their SELECT.
     pub opaque_joins: Vec<join::OpaqueJoin>,
+    /// The stateful joins planned: their operator's position and every column of each input
+    /// (what they carry beneath a ranking).
+    pub join_inputs: Vec<join_finish::JoinInputs>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -257,6 +260,7 @@ impl<'a> Builder<'a> {
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             opaque_joins: Vec::new(),
+            join_inputs: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
@@ -596,6 +600,11 @@ impl<'a> Builder<'a> {
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));
             input.joins_below.extend(finished.planned);
+            if finished.regular {
+                for column in input.columns.iter_mut().chain(input.using.iter_mut()) {
+                    column.time = None;
+                }
+            }
         }
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
@@ -855,6 +864,12 @@ impl<'a> Builder<'a> {
                 let c = self.converter().column(input, parts, span)?;
                 (c.expr, c.time)
             }
+            // `PROCTIME()` in a view or subquery is a processing-time attribute, as in DDL
+            // (plan oracle: a first row by it is a Deduplicate).
+            other if crate::catalog::is_proctime_call(other) => (
+                self.converter().expr(input, other)?,
+                Some(catalog::TimeKind::Proctime),
+            ),
             other => (self.converter().expr(input, other)?, None),
         };
         Ok(Column {

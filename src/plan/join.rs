@@ -162,10 +162,12 @@ impl PendingJoin {
         let reads = self.reads(&term);
         // A condition on the versioned table of a temporal join stays in the join: Flink keeps
         // every version and tests it at join time (plan oracle: `ON o.c = r.c AND r.rate > 0`
-        // has no filter beneath the join), so changing it changes the join's condition.
+        // has no filter beneath the join), so changing it changes the join's condition. So does
+        // every other ON term, one on the probe side too (plan oracle: `ON o.c = r.c AND
+        // o.amount > 0` is the temporal join's non-equi condition; the same term in WHERE is a
+        // filter beneath it).
         if self.kind == OperatorKind::TemporalJoin
-            && reads == Reads::Right
-            && (!from_where || self.join_type == "INNER")
+            && (!from_where || (reads == Reads::Right && self.join_type == "INNER"))
         {
             self.conditions.push(term);
             return;

@@ -62,6 +62,10 @@ pub struct Finished {
     pub planned: Vec<join_nulls::PlannedJoin>,
     /// The WHERE terms taken as join conditions (canonical).
     pub conditions: BTreeSet<String>,
+    /// Whether one of them is a regular join: Flink materializes the time attributes of its
+    /// inputs (plan oracle: a proctime read through a regular join is a plain
+    /// `TIMESTAMP_LTZ(3)`, and a first row by it is a Rank, not a Deduplicate).
+    pub regular: bool,
 }
 
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
@@ -77,6 +81,7 @@ pub fn finish(
 ) -> Finished {
     let mut outer = Vec::new();
     let mut taken = BTreeSet::new();
+    let mut regular = false;
     for join in &mut pending {
         simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
@@ -120,7 +125,19 @@ pub fn finish(
                 right: join.right.clone(),
             });
         }
+        let inputs = JoinInputs {
+            operator: b.operators.len(),
+            left: join.left.clone(),
+            right: join.right.clone(),
+        };
         let op = operator(join, spans);
+        regular |= op.kind == OperatorKind::Join;
+        if matches!(
+            op.kind,
+            OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin
+        ) {
+            b.join_inputs.push(inputs);
+        }
         if open && op.kind == OperatorKind::IntervalJoin {
             b.notes.assume(
                 "the time bounds of this join read tables without DDL: columns named like times are taken as their time attributes (an interval join)",
@@ -132,6 +149,75 @@ pub fn finish(
     Finished {
         planned: outer,
         conditions: taken,
+        regular,
+    }
+}
+
+/// A stateful join's operator and its inputs (their columns are listed only beneath a ranking).
+#[derive(Debug, Clone)]
+pub struct JoinInputs {
+    pub operator: usize,
+    pub left: super::join::Side,
+    pub right: super::join::Side,
+}
+
+/// The joins beneath the ranking just planned (operator `rank`: a Top-N or a deduplication;
+/// regular, interval and temporal joins) carry every
+/// column of their inputs: Flink pushes no projection through a ranking into what is beneath
+/// it (plan oracle: a Top-N over a view joining two tables reads five columns, its join
+/// carries all of both tables'; so does an interval join beneath a deduplication; the
+/// projection reaches the ranking's own input only). A join is
+/// beneath the ranking when the ranking reads one of the columns it carries.
+pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
+    let Some(ranking) = b.operators.get(rank) else {
+        return;
+    };
+    if !matches!(ranking.kind, OperatorKind::TopN | OperatorKind::Deduplicate) {
+        return;
+    }
+    if b.join_inputs.is_empty() {
+        return;
+    }
+    let text = ranking.searchable_text().concat();
+    for inputs in b.join_inputs.clone() {
+        let Some(op) = b.operators.get(inputs.operator) else {
+            continue;
+        };
+        let joins = [
+            OperatorKind::Join,
+            OperatorKind::IntervalJoin,
+            OperatorKind::TemporalJoin,
+        ];
+        if inputs.operator >= rank || !joins.contains(&op.kind) {
+            continue;
+        }
+        let (Ok(base), Ok(facts)) = (op.read::<JoinBase>(), op.read::<JoinFacts>()) else {
+            continue;
+        };
+        let carried: Vec<&String> = base.left_input.iter().chain(&facts.right_input).collect();
+        if !carried.iter().any(|c| super::prune::names(&text, c)) {
+            continue;
+        }
+        // An aggregate between them reads only its keys and arguments: the join beneath it is
+        // pruned as usual (plan oracle: join, group aggregate, Top-N).
+        let aggregated = b.operators[inputs.operator + 1..rank]
+            .iter()
+            .any(|between| {
+                between.has_aggregates()
+                    && between
+                        .searchable_text()
+                        .iter()
+                        .any(|t| carried.iter().any(|c| super::prune::names(t, c)))
+            });
+        if aggregated {
+            continue;
+        }
+        let Some(op) = b.operators.get_mut(inputs.operator) else {
+            continue;
+        };
+        let (left, right) = (inputs.left.all_columns(), inputs.right.all_columns());
+        op.update(|f: &mut JoinBase| f.left_input = left);
+        op.update(|f: &mut JoinFacts| f.right_input = right);
     }
 }
 

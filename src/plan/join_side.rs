@@ -162,6 +162,21 @@ impl Side {
         })
     }
 
+    /// Every column the input holds, canonical, in its order (what a join beneath a ranking
+    /// carries: Flink prunes nothing beneath a ranking).
+    pub fn all_columns(&self) -> Vec<String> {
+        let store = self.store.borrow();
+        let mut seen = BTreeSet::new();
+        let mut out: Vec<String> = Vec::new();
+        for column in &store.columns[..self.columns] {
+            let canonical = column.expr.canonical();
+            if seen.insert(canonical.clone()) {
+                out.push(canonical);
+            }
+        }
+        out
+    }
+
     /// The columns of `used` the input holds: its own in its order, then those of its tables
     /// without DDL (known only from their use).
     pub fn input_fact(&self, used: &BTreeSet<String>) -> Vec<String> {

@@ -6,7 +6,9 @@
 
 use super::expr::CExpr;
 use super::{Operator, OperatorKind};
-use crate::facts::aggregate::Aggregates;
+use crate::facts::aggregate::{
+    Aggregates, GroupAggregateFacts, GroupWindowAggregateFacts, WindowAggregateFacts,
+};
 
 /// What the query reads above its stateful operators: its output columns and the filters
 /// above the sources (`exprs`, followed structurally), and the canonical text of every filter
@@ -43,6 +45,9 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
         let Ok(calls) = operators[i].read::<Aggregates>() else {
             continue;
         };
+        if beneath_ranking(i, operators) {
+            continue;
+        }
         let kept_anyway = [
             calls.python_udafs.clone(),
             calls.undeclared_aggregates.clone(),
@@ -61,6 +66,36 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
         op.update(|calls: &mut Aggregates| calls.retain_calls(|a| !unread.contains(a)));
         op.state_items.retain(|a| !unread.contains(a));
     }
+}
+
+/// Whether a ranking (Top-N, window Top-N) above reads the output of aggregate `owner`: Flink
+/// then keeps every call of the aggregate, read or not (plan oracle: `SELECT k, SUM(v) AS s,
+/// MAX(v) AS m ... GROUP BY k` ranked by `s` keeps `MAX`, and a Calc above the aggregate drops
+/// it; its projection is pushed through the rank only after the aggregate is planned).
+fn beneath_ranking(owner: usize, operators: &[Operator]) -> bool {
+    let op = &operators[owner];
+    if op.kind == OperatorKind::OverAggregate {
+        // An OVER aggregate's outputs read `over:CALL` (plan oracle: beneath a Top-N it keeps
+        // a call nothing reads, as a group aggregate does).
+        return operators.iter().skip(owner + 1).any(|other| {
+            matches!(other.kind, OperatorKind::TopN | OperatorKind::WindowTopN)
+                && other.searchable_text().iter().any(|t| t.contains("over:"))
+        });
+    }
+    let keys = match op.kind {
+        OperatorKind::GroupAggregate => op.read::<GroupAggregateFacts>().map(|f| f.keys),
+        OperatorKind::WindowAggregate => op.read::<WindowAggregateFacts>().map(|f| f.keys),
+        OperatorKind::GroupWindowAggregate => {
+            op.read::<GroupWindowAggregateFacts>().map(|f| f.keys)
+        }
+        _ => return false,
+    }
+    .unwrap_or_default();
+    let heading = format!("{}[{}", operators[owner].kind.name(), keys.join(", "));
+    operators.iter().skip(owner + 1).any(|other| {
+        matches!(other.kind, OperatorKind::TopN | OperatorKind::WindowTopN)
+            && other.searchable_text().iter().any(|t| t.contains(&heading))
+    })
 }
 
 /// Whether the output of aggregate call `call` of operator `owner` is read above it.
@@ -95,7 +130,7 @@ fn reads_output(expr: &CExpr, call: &str) -> bool {
 }
 
 /// Whether `text` names `call` as a whole (not as the tail or head of a longer name).
-fn names(text: &str, call: &str) -> bool {
+pub fn names(text: &str, call: &str) -> bool {
     let part_of_name = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '`';
     text.match_indices(call).any(|(at, _)| {
         let before = text[..at].chars().next_back();

@@ -266,12 +266,19 @@ pub fn order_time(
             .into_column(),
         _ => None,
     };
+    let resolved = column.is_some();
     if let Some(time) = column.and_then(|c| c.time) {
         return Some(time);
     }
     let (table, name) = value.as_column()?;
     if let Some(declared) = b.table(super::scope::base_table(table)) {
-        return declared.time_kind(name);
+        // A declared column that resolved without its time attribute lost it on the way
+        // (materialized by a regular join, a CAST, an aggregate): no longer a time.
+        return if resolved {
+            None
+        } else {
+            declared.time_kind(name)
+        };
     }
     if name.eq_ignore_ascii_case("proctime") {
         return Some(TimeKind::Proctime);
@@ -444,6 +451,7 @@ pub fn build(
             .insert(fact, projection_span.union(pending.span));
     }
     b.operators.push(op);
+    super::join_finish::carry_all_beneath_ranking(b, b.operators.len() - 1);
     Ok(())
 }
 
