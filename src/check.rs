@@ -54,14 +54,17 @@ pub fn on_planner_stack<T: Send + 'static>(
                     .into(),
             ),
         })?;
-    handle.join().unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(Error::Internal(what))
-    })
+    handle
+        .join()
+        .unwrap_or_else(|panic| Err(Error::Internal(panic_message(panic))))
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// Checks whether `new` can restore from the state of `old`.
@@ -141,8 +144,44 @@ pub fn plan_pair(
     overrides: &[(String, String)],
 ) -> Result<(Plan, Plan)> {
     let overrides = overrides.to_vec();
-    // One planner thread for both scripts: starting a thread is a good part of a small check.
-    on_planner_stack(move || Ok((plan(old, &overrides)?, plan(new, &overrides)?)))
+    on_planner_stack(move || {
+        if old.text.len().min(new.text.len()) >= SIDE_BY_SIDE_BYTES {
+            if let Some(plans) = plan_side_by_side(&old, &new, &overrides) {
+                return plans;
+            }
+        }
+        Ok((plan(old, &overrides)?, plan(new, &overrides)?))
+    })
+}
+
+/// Below this size a script plans in less time than a thread takes to start: both are planned
+/// on one thread.
+const SIDE_BY_SIDE_BYTES: usize = 64 * 1024;
+
+/// Plans the new script on a second planner thread while this one plans the old: the scripts
+/// are independent until they are compared. `None` when that thread cannot start (its stack
+/// cannot be reserved): the caller plans both here. The old script's error comes first, as
+/// when they are planned one after the other.
+fn plan_side_by_side(
+    old: &SourceFile,
+    new: &SourceFile,
+    overrides: &[(String, String)],
+) -> Option<Result<(Plan, Plan)>> {
+    std::thread::scope(|scope| {
+        let new_plan = std::thread::Builder::new()
+            .name("flink-compat-planner-new".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                ON_PLANNER_STACK.set(true);
+                plan(new.clone(), overrides)
+            })
+            .ok()?;
+        let old_plan = plan(old.clone(), overrides);
+        let new_plan = new_plan
+            .join()
+            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(panic))));
+        Some(old_plan.and_then(|old_plan| Ok((old_plan, new_plan?))))
+    })
 }
 
 /// Compares two plans: [`diff`] then [`evaluate`].

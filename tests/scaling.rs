@@ -6,7 +6,9 @@
 #[allow(dead_code)]
 mod support;
 
+use flink_compat::check::{check, compare, plan_script};
 use flink_compat::plan::builder::build_plan;
+use flink_compat::rules::RuleSet;
 use flink_compat::source::SourceFile;
 use flink_compat::sql::parse_script;
 use support::deployment;
@@ -49,6 +51,59 @@ fn the_plan_of_a_wide_select_is_linear_in_its_columns() {
         |n| deployment::wide_select(n, false),
         2_000,
     );
+}
+
+/// A pair of scripts large enough to be planned side by side, on two threads.
+fn large_pair() -> (SourceFile, SourceFile) {
+    let (old, new) = deployment::pair(400);
+    assert!(
+        old.len().min(new.len()) >= 64 * 1024,
+        "scripts of 64 KiB or more are planned side by side"
+    );
+    (
+        SourceFile::new("old.sql", old),
+        SourceFile::new("new.sql", new),
+    )
+}
+
+#[test]
+fn scripts_planned_side_by_side_report_as_planned_one_after_the_other() {
+    let rules = RuleSet::load(&[] as &[&str]).expect("the built-in rules load");
+    let (old, new) = large_pair();
+    let side_by_side = check(old.clone(), new.clone(), &[], &rules).expect("the pair plans");
+    let old_plan = plan_script(old, &[]).expect("the old script plans");
+    let new_plan = plan_script(new, &[]).expect("the new script plans");
+    let one_by_one = compare(&old_plan, &new_plan, &rules);
+    assert_ne!(side_by_side.queries.len(), 0);
+    assert_eq!(
+        serde_json::to_value(&side_by_side).expect("the report serializes"),
+        serde_json::to_value(&one_by_one).expect("the report serializes")
+    );
+}
+
+#[test]
+fn a_large_script_that_does_not_plan_is_reported_as_when_planned_alone() {
+    let rules = RuleSet::load(&[] as &[&str]).expect("the built-in rules load");
+    let (old, new) = large_pair();
+    let broken = |file: &SourceFile, tail: &str| {
+        SourceFile::new(file.name.clone(), format!("{}{tail}", file.text))
+    };
+    let (old_broken, new_broken) = (
+        broken(&old, "INSERT INTO sink_0 SELECT FROM WHERE;\n"),
+        broken(&new, "INSERT INTO sink_1 SELEC user_id;\n"),
+    );
+    let error_of = |old: &SourceFile, new: &SourceFile| {
+        let error = check(old.clone(), new.clone(), &[], &rules).expect_err("a script is wrong");
+        format!("{error:?}")
+    };
+    let alone = |file: &SourceFile| {
+        let error = plan_script(file.clone(), &[]).expect_err("the script is wrong");
+        format!("{error:?}")
+    };
+    // Both wrong: the old script's error, as when the old one is planned first.
+    assert_eq!(error_of(&old_broken, &new_broken), alone(&old_broken));
+    assert_eq!(error_of(&old, &new_broken), alone(&new_broken));
+    assert_eq!(error_of(&old_broken, &new), alone(&old_broken));
 }
 
 /// `check OLD NEW --format json`: its verdict.

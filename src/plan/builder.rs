@@ -34,6 +34,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
     let mut errors = Vec::new();
+    let mut scans = source_table::Scans::default();
     // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
     // rules read, not the ASTs (the peak memory of a large deployment).
     for statement in std::mem::take(&mut catalog.queries) {
@@ -68,7 +69,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
                             .map(|e| ByteSpan::new(e.span.offset(), e.span.offset() + e.span.len()))
                             .unwrap_or(statement.span);
                         queries.push(degrade::opaque_query(
-                            &catalog, &file, &mut notes, statement, construct, at,
+                            &catalog, &mut scans, &file, &mut notes, statement, construct, at,
                         ));
                     }
                     None => errors.push(error),
@@ -104,6 +105,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         }
         let mut source_tables = source_table::source_operators(
             &catalog,
+            &mut scans,
             statement.ordinal,
             &hinted_options,
             &builder.sources,

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// and `at` where the query uses it.
 pub fn opaque_query(
     catalog: &Catalog,
+    scans: &mut source_table::Scans,
     file: &SourceFile,
     notes: &mut Notes,
     statement: &QueryStatement,
@@ -76,6 +77,7 @@ pub fn opaque_query(
         operators: vec![op],
         source_tables: source_table::source_operators(
             catalog,
+            scans,
             statement.ordinal,
             &Default::default(),
             &lineage.tables,

@@ -9,16 +9,32 @@ use crate::facts::operators::{ColumnDefinition, SourceFacts};
 use crate::source::ByteSpan;
 use crate::sql::{ColumnDef, ColumnKind};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Formats whose records are changes (inserts, updates, deletes), not appends.
 const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "changelog"];
+
+/// The scan of each declared table, built once per definition (a name and the version of its
+/// DDL) and copied into every query that reads it: a deployment's queries read a few tables.
+#[derive(Default)]
+pub struct Scans(HashMap<(String, usize), Operator>);
+
+impl Scans {
+    fn declared(&mut self, table: &Table, name: &str) -> Operator {
+        let definition = (name.to_string(), std::ptr::from_ref(table) as usize);
+        self.0
+            .entry(definition)
+            .or_insert_with(|| declared(table, name))
+            .clone()
+    }
+}
 
 /// One operator per source table read, in order of first use.
 /// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
 /// Tables are read as declared at the statement of the query of this ordinal.
 pub fn source_operators(
     catalog: &Catalog,
+    scans: &mut Scans,
     ordinal: usize,
     hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
@@ -27,20 +43,32 @@ pub fn source_operators(
 ) -> Vec<Operator> {
     sources
         .iter()
-        .map(
-            |name| match (catalog.table_at(name, ordinal), hinted.get(name)) {
+        .map(|name| {
+            let table = catalog.table_at(name, ordinal);
+            let mut op = match (table, hinted.get(name)) {
                 (Some(table), Some(hint)) => {
                     let (hinted, overridden) = with_hint(table, hint);
-                    let mut op = declared(&hinted, name, reads, feeds_state);
+                    let mut op = declared(&hinted, name);
                     let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
                     op.item_spans.extend(overridden);
                     op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
                     op
                 }
-                (Some(table), None) => declared(table, name, reads, feeds_state),
-                (None, _) => undeclared(name, feeds_state),
-            },
-        )
+                (Some(table), None) => scans.declared(table, name),
+                (None, _) => undeclared(name),
+            };
+            op.context.feeds_state = feeds_state;
+            if let Some(table) = table {
+                op.context.read = table
+                    .def
+                    .columns
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .filter(|c| reads.contains(&(name.to_string(), c.clone())))
+                    .collect();
+            }
+            op
+        })
         .collect()
 }
 
@@ -72,7 +100,7 @@ fn with_hint(table: &Table, hint: &OptionsHint) -> (Table, Vec<(String, ByteSpan
     (table, overridden)
 }
 
-fn undeclared(name: &str, feeds_state: bool) -> Operator {
+fn undeclared(name: &str) -> Operator {
     let mut op = Operator::new(
         OperatorKind::Source,
         "stream-exec-table-source-scan",
@@ -83,23 +111,18 @@ fn undeclared(name: &str, feeds_state: bool) -> Operator {
         declared: false,
         ..Default::default()
     });
-    op.context.feeds_state = feeds_state;
     op
 }
 
-fn declared(
-    table: &Table,
-    name: &str,
-    reads: &BTreeSet<(String, String)>,
-    feeds_state: bool,
-) -> Operator {
+/// The scan of a declared table, without what the query around it decides (its `context`'s
+/// columns read and whether it feeds state).
+fn declared(table: &Table, name: &str) -> Operator {
     let def = &table.def;
     let mut op = Operator::new(
         OperatorKind::Source,
         "stream-exec-table-source-scan",
         table.span,
     );
-    op.context.feeds_state = feeds_state;
     let sharding: Vec<String> = def
         .options
         .iter()
@@ -136,12 +159,6 @@ fn declared(
     // The scan's state does not depend on the order of the declared columns; where the order
     // reaches the output (`SELECT *`), the operators and the query's output carry it.
     columns.sort();
-    op.context.read = def
-        .columns
-        .iter()
-        .map(|c| c.name.clone())
-        .filter(|c| reads.contains(&(name.to_string(), c.clone())))
-        .collect();
     if let Some(w) = &def.watermark {
         op.fact_spans.insert(SourceFacts::watermark, w.span);
         op.fact_spans.insert(SourceFacts::watermark_column, w.span);
