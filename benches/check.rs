@@ -27,7 +27,8 @@ fn main() {
 }
 
 /// The whole check against parsing alone (the front end: tokenize, split, sqlparser's
-/// parser), on the same inputs, in the same run: the best of 5 of each, and their ratio.
+/// parser), on the same inputs, in the same run: the best of 5 of each (wall time), and their
+/// ratio.
 fn ratios() {
     let rules = rules();
     let mut inputs: Vec<(String, SourceFile, SourceFile)> = RATIO_SIZES
@@ -43,7 +44,11 @@ fn ratios() {
         SourceFile::new("old.sql", join.clone()),
         SourceFile::new("new.sql", join),
     ));
-    println!("\nwhole check / parse alone (best of 5 each, same inputs, same run):");
+    println!(
+        "\nwhole check / parse alone (wall time, best of 5 each, same inputs, same run; the \
+         check plans scripts of 64 KiB or more side by side, on two threads, the parse is one \
+         script after the other; benches/cli.sh also gives the CPU time):"
+    );
     for (name, old, new) in inputs {
         let parse = best_of_5(|| {
             black_box((parsed(old.clone()), parsed(new.clone())));

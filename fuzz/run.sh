@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets once, then runs each in turn for SECONDS (default 900), seeded from
-# cases/, examples/, rules/ and the shared corpus (fuzz/seeds.py). What a run finds beyond the
-# seeds is merged, minimized, into fuzz/corpus/<target>/ (committed: the next run starts from
-# it). Every crash, timeout or out-of-memory input is minimized and copied to
-# tests/fuzz_regressions/<target>/, which `cargo test` replays (tests/fuzz_regressions.rs).
+# cases/, examples/, rules/ and the shared corpus (fuzz/seeds.py). What a run finds that adds
+# coverage beyond the seeds and fuzz/corpus/<target>/ is added to that corpus (committed: the
+# next run starts from it; the files already there stay as they are). Every crash, timeout or
+# out-of-memory input is minimized and copied to tests/fuzz_regressions/<target>/, which
+# `cargo test` replays (tests/fuzz_regressions.rs).
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]
 #
@@ -35,7 +36,9 @@ sanitizer=${FUZZ_SANITIZER:-none}
 host=$("${rustc[@]}" -vV | sed -n 's/^host: //p')
 bin_dir=target/$host/release
 
-seeds=target/seeds
+# A directory of this run's own: runs of different targets may go on side by side.
+seeds=target/seeds-$$
+trap 'rm -rf "$seeds"' EXIT
 rm -rf "$seeds"
 (cd .. && python3 fuzz/seeds.py "fuzz/$seeds")
 
@@ -44,6 +47,9 @@ summary=()
 for target in "${targets[@]}"; do
     bin=$bin_dir/$target
     mkdir -p "corpus/$target" "artifacts/$target" "$seeds/$target" "../tests/fuzz_regressions/$target"
+    # libFuzzer writes what it finds into the first directory: a scratch one, so that the
+    # committed corpus only ever grows by what adds coverage (below), never churns.
+    found=$(mktemp -d)
     started=$(date +%s)
     deadline=$((started + seconds))
     crashes=0
@@ -54,7 +60,7 @@ for target in "${targets[@]}"; do
         before=$(ls "artifacts/$target" | sort)
         log=$(mktemp)
         if "$bin" "${limits[@]}" -max_total_time="$left" -artifact_prefix="artifacts/$target/" \
-            "corpus/$target" "$seeds/$target" >"$log" 2>&1; then
+            "$found" "corpus/$target" "$seeds/$target" >"$log" 2>&1; then
             status=ok
         else
             status=failed
@@ -83,21 +89,24 @@ for target in "${targets[@]}"; do
             echo "$target: $artifact -> tests/fuzz_regressions/$target/$artifact" >&2
         done
     done
-    # Keep only what the fuzzing found beyond the seeds: merge the corpus into a copy of the
-    # seeds, then keep the files that are not seeds.
+    # Keep what the run found that adds coverage beyond the seeds and the committed corpus:
+    # merge it into a copy of both, then add the files that are neither to the corpus.
     merged=$(mktemp -d)
-    cp "$seeds/$target"/. "$merged"/ -r
-    "$bin" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$merged" "corpus/$target" >/dev/null 2>&1
-    rm -rf "corpus/$target"
-    mkdir -p "corpus/$target"
+    cp -r "$seeds/$target"/. "corpus/$target"/. "$merged"/
+    "$bin" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$merged" "$found" >/dev/null 2>&1
+    added=0
     for file in "$merged"/*; do
-        [ -e "$seeds/$target/$(basename "$file")" ] || mv "$file" "corpus/$target/"
+        name=$(basename "$file")
+        # Inputs over 1 KiB are left to the seeds and the next run: the committed corpus
+        # stays small (most coverage comes with the small ones).
+        if [ ! -e "$seeds/$target/$name" ] && [ ! -e "corpus/$target/$name" ] \
+            && [ "$(stat -c %s "$file")" -le 1024 ]; then
+            mv "$file" "corpus/$target/"
+            added=$((added + 1))
+        fi
     done
-    rm -rf "$merged"
-    # The committed corpus stays small: inputs over 1 KiB are left to the seeds and the next
-    # run (they are the rarer, slower ones; most coverage comes with the small ones).
-    find "corpus/$target" -type f -size +1024c -delete
+    rm -rf "$merged" "$found"
     elapsed=$(($(date +%s) - started))
-    summary+=("$target: ${elapsed}s, $runs runs, $crashes failing inputs, corpus $(ls "corpus/$target" | wc -l) files ($(du -sh "corpus/$target" | cut -f1))")
+    summary+=("$target: ${elapsed}s, $runs runs, $crashes failing inputs, corpus $(ls "corpus/$target" | wc -l) files ($added added) ($(du -sh "corpus/$target" | cut -f1))")
 done
 printf '%s\n' "${summary[@]}"
