@@ -263,7 +263,8 @@ impl std::fmt::Display for FactError {
 /// A facts value read back from the JSON object (facts it does not declare ignored, facts
 /// missing from the object at their default).
 pub fn from_map<T: DeserializeOwned + Default>(map: &Map<String, Value>) -> Result<T, FactError> {
-    T::deserialize(Value::Object(map.clone())).map_err(|e| FactError(e.to_string()))
+    // Read from the borrowed object: only the facts `T` declares are copied.
+    T::deserialize(map).map_err(|e| FactError(e.to_string()))
 }
 
 facts! {
