@@ -51,7 +51,7 @@ if command -v valgrind >/dev/null; then
   awk '/Collected/ { printf "documentation pair: %.1f million instructions per process (callgrind)\n", $NF / 1e6 }' "$work/callgrind"
 fi
 
-printf '%-9s %10s %10s %6s %12s %10s %10s %10s %10s %6s\n' queries parse_cpu check_cpu ratio us/query \
+printf '%-9s %10s %10s %6s %12s %10s %10s %6s %10s %10s %6s\n' queries parse_cpu check_cpu ratio us/query \
   parse_wall check_wall ratio parse_rss check_rss ratio
 for n in "${sizes[@]}"; do
   target/release/examples/generate_deployment "$n" "$work/$n" >/dev/null

@@ -1247,6 +1247,27 @@ pub fn table_columns(
     instance: &str,
     qualifier: Option<&str>,
 ) -> Result<Vec<Column>> {
+    let inlined = |def: &ColumnDef| {
+        matches!(def.kind, ColumnKind::Computed { .. }) && table.time_kind_of(def).is_none()
+    };
+    if !table.def.columns.iter().any(inlined) {
+        // Every column is itself (its names are unique: the catalog checks them).
+        return Ok(table
+            .def
+            .columns
+            .iter()
+            .map(|def| Column {
+                name: def.name.clone(),
+                qualifier: qualifier.map(str::to_string),
+                expr: CExpr::Column {
+                    table: instance.to_string(),
+                    column: def.name.clone(),
+                },
+                time: table.time_kind_of(def),
+                span: def.span,
+            })
+            .collect());
+    }
     // Looked up once per column, not by a scan of the columns for each (wide tables).
     let times: std::collections::HashMap<&str, Option<catalog::TimeKind>> = table
         .def

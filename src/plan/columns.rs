@@ -3,12 +3,16 @@
 //!
 //! The index is built on the first lookup and kept up to date by appends (a chain of joins
 //! extends one relation); any other change drops it, to be rebuilt on the next lookup. Clones
-//! share it until one of them changes.
+//! share it until one of them changes. A relation of a few columns (most of them) is scanned
+//! instead: that costs less than building its index.
 
 use super::scope::Column;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+/// Relations of up to this many columns are scanned, not indexed.
+const SCANNED_UP_TO: usize = 16;
 
 /// The positions of the columns, ascending, by name and by qualifier and name.
 #[derive(Debug, Default)]
@@ -52,22 +56,47 @@ impl Columns {
         })
     }
 
+    fn is_scanned(&self) -> bool {
+        self.list.len() <= SCANNED_UP_TO
+    }
+
     /// The columns named `name` (qualified by `qualifier`, when given), in order.
-    pub fn named(&self, qualifier: Option<&str>, name: &str) -> impl Iterator<Item = &Column> {
-        let index = self.index();
-        let positions = match qualifier {
-            None => index.by_name.get(name),
-            Some(q) => index.by_qualifier.get(q).and_then(|names| names.get(name)),
-        };
-        positions
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|&at| &self.list[at])
+    pub fn named<'a>(
+        &'a self,
+        qualifier: Option<&'a str>,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Column> {
+        let scanned = self.is_scanned().then(|| {
+            self.list.iter().filter(move |c| {
+                c.name == name && qualifier.is_none_or(|q| c.qualifier.as_deref() == Some(q))
+            })
+        });
+        let indexed = (!self.is_scanned()).then(|| {
+            let index = self.index();
+            let positions = match qualifier {
+                None => index.by_name.get(name),
+                Some(q) => index.by_qualifier.get(q).and_then(|names| names.get(name)),
+            };
+            positions
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|&at| &self.list[at])
+        });
+        scanned
+            .into_iter()
+            .flatten()
+            .chain(indexed.into_iter().flatten())
     }
 
     /// Whether a column is qualified by `qualifier`.
     pub fn has_qualifier(&self, qualifier: &str) -> bool {
+        if self.is_scanned() {
+            return self
+                .list
+                .iter()
+                .any(|c| c.qualifier.as_deref() == Some(qualifier));
+        }
         self.index().by_qualifier.contains_key(qualifier)
     }
 
