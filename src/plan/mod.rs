@@ -27,10 +27,11 @@ pub mod over;
 pub mod prune;
 pub mod pushdown;
 pub mod rank;
-pub mod rank_prune;
+
 pub mod scope;
 pub mod sort;
 pub mod source_table;
+pub mod stored_columns;
 pub mod subquery;
 pub mod top_n;
 pub mod unmodelled;
