@@ -27,7 +27,6 @@ pub mod over;
 pub mod prune;
 pub mod pushdown;
 pub mod rank;
-
 pub mod scope;
 pub mod sort;
 pub mod source_table;
