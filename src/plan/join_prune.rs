@@ -7,7 +7,8 @@
 //! interval, temporal or window join that neither the query's output and filters, nor the
 //! join's own condition, keys, bounds and input filters, nor an operator above it reads.
 
-use super::prune::{names, QueryReads};
+use super::prune::QueryReads;
+use super::read_names::ReadNames;
 use super::{Operator, OperatorKind};
 use crate::facts::join::{JoinBase, JoinFacts};
 
@@ -41,20 +42,16 @@ pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
         return;
     }
-    let query_texts: Vec<String> = reads
-        .exprs
-        .iter()
-        .map(|e| e.canonical())
-        .chain(reads.filter_texts.iter().map(|t| t.to_string()))
-        .collect();
+    // What the query and the operators above the one visited read, grown as the visit goes
+    // down (each operator's text is added once, after it was pruned).
+    let mut above = ReadNames::of_query(reads);
+    let mut all_pass = true;
     for i in (0..operators.len()).rev() {
-        if !JOINS.contains(&operators[i].kind) {
-            continue;
+        if let Some(next) = operators.get(i + 1) {
+            above.extend(next.searchable_text());
+            all_pass &= passes_projection(next.kind);
         }
-        if !operators[i + 1..]
-            .iter()
-            .all(|op| passes_projection(op.kind))
-        {
+        if !all_pass || !JOINS.contains(&operators[i].kind) {
             continue;
         }
         let (Ok(base), Ok(facts)) = (
@@ -67,17 +64,9 @@ pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
         let mut own = operators[i].clone();
         own.update(|f: &mut JoinBase| f.left_input.clear());
         own.update(|f: &mut JoinFacts| f.right_input.clear());
-        let texts: Vec<String> = query_texts
-            .iter()
-            .cloned()
-            .chain(own.searchable_text())
-            .chain(
-                operators[i + 1..]
-                    .iter()
-                    .flat_map(Operator::searchable_text),
-            )
-            .collect();
-        let read = |column: &String| texts.iter().any(|t| names(t, column));
+        let mut own_reads = ReadNames::default();
+        own_reads.extend(own.searchable_text());
+        let read = |column: &String| above.reads(column) || own_reads.reads(column);
         let left: Vec<String> = base
             .left_input
             .iter()

@@ -27,6 +27,7 @@ pub mod over;
 pub mod prune;
 pub mod pushdown;
 pub mod rank;
+pub mod read_names;
 pub mod scope;
 pub mod sort;
 pub mod source_table;

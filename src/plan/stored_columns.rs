@@ -8,7 +8,8 @@
 //! that SELECT passes on; this pass removes, per query, those nothing above reads. (Flink does
 //! not prune beneath a temporal sort or a sort-limit: their stored columns stay as planned.)
 
-use super::prune::{names, QueryReads};
+use super::prune::QueryReads;
+use super::read_names::ReadNames;
 use super::{Operator, OperatorKind};
 use crate::facts::aggregate::OverAggregateFacts;
 use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking};
@@ -79,34 +80,31 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
         return;
     }
-    let query_texts: Vec<String> = reads
-        .exprs
-        .iter()
-        .map(|e| e.canonical())
-        .chain(reads.filter_texts.iter().map(|t| t.to_string()))
-        .collect();
-    for i in 0..operators.len() {
+    // What the query and the operators above the one visited read, grown as the visit goes
+    // down (each operator's text is added once, after it was pruned).
+    let mut above = ReadNames::of_query(reads);
+    let mut ranking_above = false;
+    for i in (0..operators.len()).rev() {
+        if let Some(next) = operators.get(i + 1) {
+            above.extend(next.searchable_text());
+            ranking_above |= is_ranking(next.kind);
+        }
         let Some(columns) = candidates(&operators[i]) else {
             continue;
         };
-        let above = &operators[i + 1..];
         if operators[i].kind == OperatorKind::OverAggregate
-            && (above.iter().any(|op| is_ranking(op.kind)) || filtered_above(&operators[i], reads))
+            && (ranking_above || filtered_above(&operators[i], reads))
         {
             continue;
         }
         // The operator's own facts without the columns: its keys, order, calls, filters after.
         let mut own = operators[i].clone();
         remove(&mut own, &columns);
-        let texts: Vec<String> = query_texts
-            .iter()
-            .cloned()
-            .chain(own.searchable_text())
-            .chain(above.iter().flat_map(Operator::searchable_text))
-            .collect();
+        let mut own_reads = ReadNames::default();
+        own_reads.extend(own.searchable_text());
         let unread: Vec<String> = columns
             .into_iter()
-            .filter(|c| !texts.iter().any(|t| names(t, c)))
+            .filter(|c| !above.reads(c) && !own_reads.reads(c))
             .collect();
         if !unread.is_empty() {
             remove(&mut operators[i], &unread);
