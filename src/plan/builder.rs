@@ -131,6 +131,8 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
             filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
         };
         super::prune::unread_aggregates(&mut operators, &reads);
+        super::stored_columns::unread_stored_columns(&mut operators, &reads);
+        super::join_prune::unread_join_columns(&mut operators, &reads);
         queries.push(QueryPlan {
             name,
             sink: statement.sink_identity.clone(),

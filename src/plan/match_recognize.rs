@@ -48,18 +48,52 @@ fn split_within(pattern: &str) -> (String, f64) {
     let rest = pattern[at + "`WITHIN INTERVAL".len()..].trim_end_matches('`');
     let mut parts = rest.split('\'');
     let (_, value, unit) = (parts.next(), parts.next(), parts.next());
-    let unit_ms = match unit.map(|u| u.trim().trim_end_matches('`').to_ascii_uppercase()) {
-        Some(u) if u.starts_with("MILLISECOND") => 1.0,
-        Some(u) if u.starts_with("SECOND") => 1_000.0,
-        Some(u) if u.starts_with("MINUTE") => 60_000.0,
-        Some(u) if u.starts_with("HOUR") => 3_600_000.0,
-        Some(u) if u.starts_with("DAY") => 86_400_000.0,
+    // The unit is one word, perhaps with a precision (`SECOND(4)`); anything else (`HOURx`,
+    // `HOUR TO MINUTE`) is not read.
+    let unit = unit
+        .map(|u| u.trim().trim_end_matches('`').to_ascii_uppercase())
+        .unwrap_or_default();
+    let word: String = unit
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    let rest = unit[word.len()..].trim();
+    if !(rest.is_empty() || rest.starts_with('(')) {
+        return (body, -1.0);
+    }
+    let unit_ms = match word.strip_suffix('S').unwrap_or(&word) {
+        "MILLISECOND" => 1.0,
+        "SECOND" => 1_000.0,
+        "MINUTE" => 60_000.0,
+        "HOUR" => 3_600_000.0,
+        "DAY" => 86_400_000.0,
         _ => return (body, -1.0),
     };
     match value.and_then(|v| v.trim().parse::<f64>().ok()) {
         Some(v) => (body, v * unit_ms),
         None => (body, -1.0),
     }
+}
+
+/// The pattern with its WITHIN in the largest unit that holds it whole, so that a WITHIN written
+/// in another unit (`'1' HOUR`, `'60' MINUTE`) is the same pattern, as in Flink's plan (the
+/// match node keeps the interval in milliseconds). A WITHIN not read stays as written.
+fn canonical_pattern(pattern: &str, body: &str, within_ms: f64) -> String {
+    if within_ms <= 0.0 || within_ms.fract() != 0.0 {
+        return pattern.to_string();
+    }
+    let units = [
+        (86_400_000.0, "DAY"),
+        (3_600_000.0, "HOUR"),
+        (60_000.0, "MINUTE"),
+        (1_000.0, "SECOND"),
+        (1.0, "MILLISECOND"),
+    ];
+    let (size, unit) = units
+        .into_iter()
+        .find(|(size, _)| (within_ms / size).fract() == 0.0)
+        .unwrap_or((1.0, "MILLISECOND"));
+    format!("( {body} ) `WITHIN INTERVAL '{}' {unit}`", within_ms / size)
 }
 
 pub fn build(
@@ -151,7 +185,7 @@ pub fn build(
             .after_match
             .clone()
             .unwrap_or_else(|| "AFTER MATCH SKIP TO NEXT ROW".into()),
-        pattern: clause.pattern.clone(),
+        pattern: canonical_pattern(&clause.pattern, &body, within_ms),
         pattern_body: body,
         within_ms,
         defines,
@@ -181,7 +215,22 @@ pub fn build(
 
 #[cfg(test)]
 mod within_tests {
-    use super::split_within;
+    use super::{canonical_pattern, split_within};
+
+    #[test]
+    fn within_is_written_in_the_largest_whole_unit() {
+        let (body, ms) = split_within("( A B+ ) `WITHIN INTERVAL '60' MINUTE`");
+        assert_eq!(
+            canonical_pattern("", &body, ms),
+            "( A B+ ) `WITHIN INTERVAL '1' HOUR`"
+        );
+        let (body, ms) = split_within("( A ) `WITHIN INTERVAL '90' SECOND`");
+        assert_eq!(
+            canonical_pattern("", &body, ms),
+            "( A ) `WITHIN INTERVAL '90' SECOND`"
+        );
+        assert_eq!(canonical_pattern("A B", "A B", 0.0), "A B");
+    }
 
     #[test]
     fn within_is_read_apart_from_the_pattern() {
@@ -195,5 +244,14 @@ mod within_tests {
             ("A B".to_string(), 3_600_000.0)
         );
         assert_eq!(split_within("(A) `WITHIN INTERVAL 'x' SECOND`").1, -1.0);
+        assert_eq!(split_within("(A) `WITHIN INTERVAL '1' HOURx`").1, -1.0);
+        assert_eq!(
+            split_within("(A) `WITHIN INTERVAL '1' HOUR TO MINUTE`").1,
+            -1.0
+        );
+        assert_eq!(
+            split_within("(A) `WITHIN INTERVAL '90' SECOND(3)`").1,
+            90_000.0
+        );
     }
 }

@@ -1,0 +1,89 @@
+//! Columns a join carries that nothing above it reads. A join is planned in the SELECT that
+//! holds it, and carries what that SELECT reads; a view or CTE holding the join may select more
+//! than the query reading it does. Flink pushes the whole query's projection into the join's
+//! inputs (plan oracle: a view joining `orders` and `payments` and selecting `pay_method` and
+//! `pay_amount`, read by a GROUP BY that counts `pay_method` only, plans a join whose right
+//! input has no `pay_amount`). This pass removes, per query, the columns of a regular,
+//! interval, temporal or window join that neither the query's output and filters, nor the
+//! join's own condition, keys, bounds and input filters, nor an operator above it reads.
+
+use super::prune::QueryReads;
+use super::read_names::ReadNames;
+use super::{Operator, OperatorKind};
+use crate::facts::join::{JoinBase, JoinFacts};
+
+const JOINS: [OperatorKind; 4] = [
+    OperatorKind::Join,
+    OperatorKind::IntervalJoin,
+    OperatorKind::TemporalJoin,
+    OperatorKind::WindowJoin,
+];
+
+/// Operators above a join through which the query's projection reaches the join as Flink
+/// pushes it: aggregates read only their keys and arguments, joins only what they carry and
+/// their condition. Beneath a ranking, an OVER aggregate or anything else nothing is pruned
+/// here (`join_finish::carry_all_beneath_ranking`).
+fn passes_projection(kind: OperatorKind) -> bool {
+    JOINS.contains(&kind)
+        || matches!(
+            kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::WindowAggregate
+                | OperatorKind::GroupWindowAggregate
+                | OperatorKind::LookupJoin
+        )
+}
+
+/// Removes from each join of one query the input columns nothing reads (see the module).
+/// Joins are visited from the last (the upstream-most is first), so a join above is pruned
+/// before the ones beneath it read its facts. Only where the tool sees everything the query
+/// reads (no operator compared as a whole).
+pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
+    if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
+        return;
+    }
+    // What the query and the operators above the one visited read, grown as the visit goes
+    // down (each operator's text is added once, after it was pruned).
+    let mut above = ReadNames::of_query(reads);
+    let mut all_pass = true;
+    for i in (0..operators.len()).rev() {
+        if let Some(next) = operators.get(i + 1) {
+            above.extend(next.searchable_text());
+            all_pass &= passes_projection(next.kind);
+        }
+        if !all_pass || !JOINS.contains(&operators[i].kind) {
+            continue;
+        }
+        let (Ok(base), Ok(facts)) = (
+            operators[i].read::<JoinBase>(),
+            operators[i].read::<JoinFacts>(),
+        ) else {
+            continue;
+        };
+        // The join's own facts without what it carries: its condition, keys, bounds, filters.
+        let mut own = operators[i].clone();
+        own.update(|f: &mut JoinBase| f.left_input.clear());
+        own.update(|f: &mut JoinFacts| f.right_input.clear());
+        let mut own_reads = ReadNames::default();
+        own_reads.extend(own.searchable_text());
+        let read = |column: &String| above.reads(column) || own_reads.reads(column);
+        let left: Vec<String> = base
+            .left_input
+            .iter()
+            .filter(|c| read(c))
+            .cloned()
+            .collect();
+        let right: Vec<String> = facts
+            .right_input
+            .iter()
+            .filter(|c| read(c))
+            .cloned()
+            .collect();
+        if left.len() == base.left_input.len() && right.len() == facts.right_input.len() {
+            continue;
+        }
+        let op = &mut operators[i];
+        op.update(|f: &mut JoinBase| f.left_input = left);
+        op.update(|f: &mut JoinFacts| f.right_input = right);
+    }
+}

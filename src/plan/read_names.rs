@@ -1,0 +1,77 @@
+//! The names a query's texts read, gathered once: the passes that prune what nothing reads
+//! (`join_prune`, `stored_columns`) ask, per column, whether any text above names it. Asking
+//! each text in turn would cost the texts' length per column (cubic in a chain of joins);
+//! the texts are split once into their names instead.
+
+use super::prune::{names, QueryReads};
+use std::collections::HashSet;
+
+/// A character of a name, as `prune::names` reads it.
+fn part_of_name(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '.' || c == '`'
+}
+
+/// The names read by a growing set of texts.
+#[derive(Default)]
+pub struct ReadNames {
+    /// Every maximal run of name characters of the texts.
+    tokens: HashSet<String>,
+    /// The texts themselves, for a column whose canonical name is not one run of name
+    /// characters (then `prune::names` is asked).
+    texts: Vec<String>,
+}
+
+impl ReadNames {
+    /// The names the query reads above its stateful operators: its output and filters.
+    pub fn of_query(reads: &QueryReads) -> ReadNames {
+        let mut read = ReadNames::default();
+        for expr in &reads.exprs {
+            read.add(expr.canonical());
+        }
+        for text in &reads.filter_texts {
+            read.add(text.to_string());
+        }
+        read
+    }
+
+    pub fn add(&mut self, text: String) {
+        for token in text.split(|c: char| !part_of_name(c)) {
+            if !token.is_empty() && !self.tokens.contains(token) {
+                self.tokens.insert(token.to_string());
+            }
+        }
+        self.texts.push(text);
+    }
+
+    pub fn extend(&mut self, texts: impl IntoIterator<Item = String>) {
+        for text in texts {
+            self.add(text);
+        }
+    }
+
+    /// Whether a text read names `column` as a whole (as `prune::names`).
+    pub fn reads(&self, column: &str) -> bool {
+        if !column.is_empty() && column.chars().all(part_of_name) {
+            return self.tokens.contains(column);
+        }
+        self.texts.iter().any(|t| names(t, column))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReadNames;
+
+    #[test]
+    fn a_name_is_read_as_a_whole() {
+        let mut read = ReadNames::default();
+        read.add(r#"{"keys":["orders.status"],"aggregates":["SUM(orders.amount)"]}"#.into());
+        assert!(read.reads("orders.status"));
+        assert!(read.reads("orders.amount"));
+        assert!(!read.reads("orders.amoun"));
+        assert!(!read.reads("status"));
+        read.add("UPPER(t#2.x) + 1".into());
+        assert!(read.reads("t#2.x"));
+        assert!(!read.reads("t#2.y"));
+    }
+}
