@@ -39,7 +39,9 @@ fn passes_projection(kind: OperatorKind) -> bool {
 /// before the ones beneath it read its facts. Only where the tool sees everything the query
 /// reads (no operator compared as a whole).
 pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
-    if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
+    if operators.iter().any(|op| op.kind == OperatorKind::Opaque)
+        || !operators.iter().any(|op| JOINS.contains(&op.kind))
+    {
         return;
     }
     // What the query and the operators above the one visited read, grown as the visit goes

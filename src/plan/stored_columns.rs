@@ -74,10 +74,14 @@ fn is_ranking(kind: OperatorKind) -> bool {
 /// Removes from each such operator of one query the columns that neither the query's output
 /// and filters, nor the operator's own keys, order, calls and terms run after it, nor an
 /// operator above it reads. An OVER aggregate beneath a ranking keeps its columns (as its
-/// calls, `prune::unread_aggregates`), and so does one under a filter. Only where the tool sees everything the query reads (no
-/// operator compared as a whole).
+/// calls, `prune::unread_aggregates`), and so does one under a filter. Only where the tool sees
+/// everything the query reads (no operator compared as a whole).
 pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
-    if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
+    if operators.iter().any(|op| op.kind == OperatorKind::Opaque)
+        || !operators
+            .iter()
+            .any(|op| is_ranking(op.kind) || op.kind == OperatorKind::OverAggregate)
+    {
         return;
     }
     // What the query and the operators above the one visited read, grown as the visit goes
@@ -97,6 +101,10 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
         {
             continue;
         }
+        let columns: Vec<String> = columns.into_iter().filter(|c| !above.reads(c)).collect();
+        if columns.is_empty() {
+            continue;
+        }
         // The operator's own facts without the columns: its keys, order, calls, filters after.
         let mut own = operators[i].clone();
         remove(&mut own, &columns);
@@ -104,7 +112,7 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
         own_reads.extend(own.searchable_text());
         let unread: Vec<String> = columns
             .into_iter()
-            .filter(|c| !above.reads(c) && !own_reads.reads(c))
+            .filter(|c| !own_reads.reads(c))
             .collect();
         if !unread.is_empty() {
             remove(&mut operators[i], &unread);
