@@ -89,12 +89,17 @@ pub fn source_operators(
 /// holds only the rows they let through. Beneath another stateful operator they are that
 /// operator's input filter.
 pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
-    for op in sources.iter_mut().filter(|op| !op.context.feeds_state) {
+    for op in sources.iter_mut() {
         let normalized = op
             .read::<SourceFacts>()
             .is_ok_and(|f| f.normalized_read.is_some());
         if normalized {
-            let mut terms = rows.to_vec();
+            // Beneath another stateful operator the filter is that operator's input filter.
+            let mut terms = if op.context.feeds_state {
+                Vec::new()
+            } else {
+                rows.to_vec()
+            };
             terms.sort();
             op.update(|facts: &mut SourceFacts| facts.normalized_filters = Some(terms));
         }
