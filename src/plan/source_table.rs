@@ -75,6 +75,8 @@ pub fn source_operators(
                         .iter()
                         .map(|c| c.name.clone())
                         .filter(|c| key.contains(c) || op.context.read.contains(c))
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
                         .collect();
                     op.update(|facts: &mut SourceFacts| facts.normalized_read = Some(read));
                 }
