@@ -78,7 +78,7 @@ pub fn source_operators(
                         .collect::<BTreeSet<_>>()
                         .into_iter()
                         .collect();
-                    op.update(|facts: &mut SourceFacts| facts.normalized_read = Some(read));
+                    op.update(|facts: &mut SourceFacts| facts.normalized_read = Some(Some(read)));
                 }
             }
             op
@@ -94,7 +94,7 @@ pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
     for op in sources.iter_mut() {
         let normalized = op
             .read::<SourceFacts>()
-            .is_ok_and(|f| f.normalized_read.is_some());
+            .is_ok_and(|f| matches!(f.normalized_read, Some(Some(_))));
         if normalized {
             // Beneath another stateful operator the filter is that operator's input filter.
             let mut terms = if op.context.feeds_state {
@@ -103,7 +103,7 @@ pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
                 rows.to_vec()
             };
             terms.sort();
-            op.update(|facts: &mut SourceFacts| facts.normalized_filters = Some(terms));
+            op.update(|facts: &mut SourceFacts| facts.normalized_filters = Some(Some(terms)));
         }
     }
 }
@@ -215,8 +215,9 @@ fn declared(table: &Table, name: &str) -> Operator {
                 .as_ref()
                 .map(|w| crate::sql::canonical_text(&w.expr.to_string())),
         ),
-        normalized_read: None,
-        normalized_filters: None,
+        // A declared source Flink does not normalize (null): set below for one it does.
+        normalized_read: Some(None),
+        normalized_filters: Some(None),
     });
     op
 }
