@@ -116,6 +116,7 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         for table in &mut source_tables {
             table.context.no_event_time = no_event_time;
         }
+        source_table::normalized_filters(&mut source_tables, &rows);
         let union_read_by_state = builder.union_read_by_operator();
         let mut operators = std::mem::take(&mut builder.operators);
         for op in &mut operators {

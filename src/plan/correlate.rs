@@ -76,6 +76,13 @@ pub fn correlate(
         }
         _ => return Err(Error::sql(b.file, span, "not a correlate")),
     };
+    // A LEFT correlate pads the rows the function expands to nothing: its columns are another
+    // computation (NULL there), and what reads them sees the change.
+    let function = if operator.is_some_and(is_left) {
+        CExpr::call("OUTER", vec![function])
+    } else {
+        function
+    };
     let mut out = left;
     let qualifier = alias.map(|a| a.name.value.clone());
     let names = alias_columns(alias);
@@ -138,6 +145,10 @@ fn alias_columns(alias: Option<&TableAlias>) -> Vec<String> {
     alias
         .map(|a| a.columns.iter().map(|c| c.name.value.clone()).collect())
         .unwrap_or_default()
+}
+
+fn is_left(operator: &JoinOperator) -> bool {
+    matches!(operator, JoinOperator::Left(_) | JoinOperator::LeftOuter(_))
 }
 
 /// `ON TRUE` joins every expanded row; LEFT keeps rows the function expands to nothing. An

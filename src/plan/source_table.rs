@@ -66,10 +66,46 @@ pub fn source_operators(
                     .map(|c| c.name.clone())
                     .filter(|c| reads.contains(&(name.to_string(), c.clone())))
                     .collect();
+                if normalized(&table.def) {
+                    // Keyed by the primary key, the state's row holds it whether read or not.
+                    let key = table.def.primary_key.as_deref().unwrap_or_default();
+                    let read = table
+                        .def
+                        .columns
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .filter(|c| key.contains(c) || op.context.read.contains(c))
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    op.update(|facts: &mut SourceFacts| facts.normalized_read = Some(Some(read)));
+                }
             }
             op
         })
         .collect()
+}
+
+/// The filter terms of a query without another stateful operator, on each source Flink
+/// normalizes (`normalized_read` set): Flink pushes them into the ChangelogNormalize, whose state
+/// holds only the rows they let through. Beneath another stateful operator they are that
+/// operator's input filter.
+pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
+    for op in sources.iter_mut() {
+        let normalized = op
+            .read::<SourceFacts>()
+            .is_ok_and(|f| matches!(f.normalized_read, Some(Some(_))));
+        if normalized {
+            // Beneath another stateful operator the filter is that operator's input filter.
+            let mut terms = if op.context.feeds_state {
+                Vec::new()
+            } else {
+                rows.to_vec()
+            };
+            terms.sort();
+            op.update(|facts: &mut SourceFacts| facts.normalized_filters = Some(Some(terms)));
+        }
+    }
 }
 
 /// The table as the query reads it: each hinted option replaces the WITH option of the same
@@ -179,6 +215,9 @@ fn declared(table: &Table, name: &str) -> Operator {
                 .as_ref()
                 .map(|w| crate::sql::canonical_text(&w.expr.to_string())),
         ),
+        // A declared source Flink does not normalize (null): set below for one it does.
+        normalized_read: Some(None),
+        normalized_filters: Some(None),
     });
     op
 }
@@ -188,6 +227,12 @@ fn option<'d>(def: &'d crate::sql::TableDef, key: &str) -> Option<&'d str> {
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(key))
         .map(|(_, v)| v.as_str())
+}
+
+/// Whether Flink normalizes the table's changelog in a ChangelogNormalize keyed by its primary
+/// key (an upsert source with a primary key): its state stores the last row the query reads.
+fn normalized(def: &crate::sql::TableDef) -> bool {
+    def.primary_key.as_ref().is_some_and(|k| !k.is_empty()) && changelog_mode(def) == "upsert"
 }
 
 /// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
