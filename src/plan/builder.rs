@@ -1309,14 +1309,8 @@ pub fn table_columns(
         ..Default::default()
     };
     // Declaring a computed column reads nothing: using it does (its expression is inlined).
-    // (Only an inlined column reads: the copy is not made for the tables without one, as it
-    // would be once per table of the query, each the size of all the reads before.)
-    let reads_before = table
-        .def
-        .columns
-        .iter()
-        .any(&is_inlined)
-        .then(|| conv.reads.columns.clone());
+    // Only a table with an inlined column gets here, so only its reads are copied.
+    let reads_before = conv.reads.columns.clone();
     // The first stored column of each name, looked up once per column (wide tables).
     let mut by_name = std::collections::HashMap::new();
     for (at, c) in stored.iter().enumerate() {
@@ -1338,9 +1332,7 @@ pub fn table_columns(
             }
         }
     }
-    if let Some(reads_before) = reads_before {
-        conv.reads.columns = reads_before;
-    }
+    conv.reads.columns = reads_before;
     Ok(columns)
 }
 
