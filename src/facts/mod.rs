@@ -74,7 +74,8 @@ macro_rules! fact_name {
     ($field:ident; flatten) => {};
     ($field:ident; $($serde:tt)*) => {
         #[doc = concat!("The name of the fact `", stringify!($field), "`.")]
-        pub const $field: $crate::facts::FactName = $crate::facts::FactName(stringify!($field));
+        pub const $field: $crate::facts::FactName =
+            $crate::facts::FactName::of_field(stringify!($field));
     };
 }
 pub(crate) use fact_name;
@@ -86,9 +87,21 @@ pub(crate) use fact_name;
 pub struct FactName(&'static str);
 
 impl FactName {
-    /// The fact's name as the rules read it (`async`, not the field's `r#async`).
+    /// The name of the fact a field holds: the field's name without `r#` (`async`, not
+    /// `r#async`), trimmed once, when the constant is made (names are compared often).
+    pub const fn of_field(field: &'static str) -> FactName {
+        match field.as_bytes() {
+            [b'r', b'#', ..] => match field.split_at_checked(2) {
+                Some((_, name)) => FactName(name),
+                None => FactName(field),
+            },
+            _ => FactName(field),
+        }
+    }
+
+    /// The fact's name as the rules read it.
     pub fn name(self) -> &'static str {
-        self.0.trim_start_matches("r#")
+        self.0
     }
 }
 

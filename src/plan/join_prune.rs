@@ -50,7 +50,7 @@ pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
     let mut all_pass = true;
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
-            above.extend(next.searchable_text());
+            next.read_texts(&mut above, &[], |_| false);
             all_pass &= passes_projection(next.kind);
         }
         if !all_pass || !JOINS.contains(&operators[i].kind) {
@@ -63,11 +63,12 @@ pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
             continue;
         };
         // The join's own facts without what it carries: its condition, keys, bounds, filters.
-        let mut own = operators[i].clone();
-        own.update(|f: &mut JoinBase| f.left_input.clear());
-        own.update(|f: &mut JoinFacts| f.right_input.clear());
         let mut own_reads = ReadNames::default();
-        own_reads.extend(own.searchable_text());
+        operators[i].read_texts(
+            &mut own_reads,
+            &[JoinBase::left_input, JoinFacts::right_input],
+            |_| true,
+        );
         let read = |column: &String| above.reads(column) || own_reads.reads(column);
         let left: Vec<String> = base
             .left_input

@@ -225,6 +225,37 @@ impl Operator {
         Value::Object(self.facts.clone()).to_string()
     }
 
+    /// Adds to `names` every text of the facts and the context (object keys and strings, at
+    /// any depth), as [`Operator::searchable_text`] would, without writing them out; the
+    /// strings of the list facts `lists` for which `left_out` holds are not added (the
+    /// operator as it would be with them removed).
+    pub fn read_texts(
+        &self,
+        names: &mut read_names::ReadNames,
+        lists: &[FactName],
+        left_out: impl Fn(&str) -> bool,
+    ) {
+        for (key, value) in &self.facts {
+            names.add_str(key);
+            match value {
+                Value::Array(items) if lists.iter().any(|l| l.name() == key) => {
+                    for item in items {
+                        match item {
+                            Value::String(s) if left_out(s) => {}
+                            other => add_texts(names, other),
+                        }
+                    }
+                }
+                other => add_texts(names, other),
+            }
+        }
+        if self.context != SourceContext::default() {
+            if let Ok(context) = serde_json::to_value(&self.context) {
+                add_texts(names, &context);
+            }
+        }
+    }
+
     /// The facts and the context as JSON texts, to search for the canonical items they mention.
     pub fn searchable_text(&self) -> Vec<String> {
         let context = serde_json::to_string(&self.context).unwrap_or_default();
@@ -257,6 +288,20 @@ impl Operator {
     pub fn set_filters(&mut self, filters: &[expr::CExpr], where_span: Option<ByteSpan>) {
         let facts = self.filter_facts(filters, where_span);
         self.put(&facts);
+    }
+}
+
+fn add_texts(names: &mut read_names::ReadNames, value: &Value) {
+    match value {
+        Value::String(s) => names.add_str(s),
+        Value::Array(items) => items.iter().for_each(|item| add_texts(names, item)),
+        Value::Object(map) => {
+            for (key, value) in map {
+                names.add_str(key);
+                add_texts(names, value);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 

@@ -35,12 +35,26 @@ impl ReadNames {
     }
 
     pub fn add(&mut self, text: String) {
+        self.add_tokens(&text);
+        self.texts.push(text);
+    }
+
+    pub fn add_str(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.add_tokens(text);
+        if !text.chars().all(part_of_name) {
+            self.texts.push(text.to_string());
+        }
+    }
+
+    fn add_tokens(&mut self, text: &str) {
         for token in text.split(|c: char| !part_of_name(c)) {
             if !token.is_empty() && !self.tokens.contains(token) {
                 self.tokens.insert(token.to_string());
             }
         }
-        self.texts.push(text);
     }
 
     pub fn extend(&mut self, texts: impl IntoIterator<Item = String>) {

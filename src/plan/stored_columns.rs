@@ -13,6 +13,7 @@ use super::read_names::ReadNames;
 use super::{Operator, OperatorKind};
 use crate::facts::aggregate::OverAggregateFacts;
 use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking};
+use crate::facts::FactName;
 
 /// The columns of `op` this pass may remove: a ranking's value fields (its columns other than
 /// the partition and order keys), an OVER aggregate's input columns.
@@ -27,7 +28,25 @@ fn candidates(op: &Operator) -> Option<Vec<String>> {
     }
 }
 
-/// Removes `unread` from every fact of `op` that lists the columns it stores or outputs.
+/// The facts of `op` that list the columns it stores or outputs.
+fn stored_lists(kind: OperatorKind) -> &'static [FactName] {
+    match kind {
+        OperatorKind::Deduplicate => &[
+            DeduplicateFacts::input_schema,
+            DeduplicateFacts::value_fields,
+            DeduplicateFacts::outputs,
+        ],
+        OperatorKind::OverAggregate => &[OverAggregateFacts::input_schema],
+        _ => &[
+            Ranking::input_schema,
+            Ranking::value_fields,
+            RankOutputs::outputs,
+        ],
+    }
+}
+
+/// Removes `unread` from every fact of `op` that lists the columns it stores or outputs
+/// (`stored_lists`).
 fn remove(op: &mut Operator, unread: &[String]) {
     let kept = |c: &String| !unread.contains(c);
     match op.kind {
@@ -90,7 +109,7 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
     let mut ranking_above = false;
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
-            above.extend(next.searchable_text());
+            next.read_texts(&mut above, &[], |_| false);
             ranking_above |= is_ranking(next.kind);
         }
         let Some(columns) = candidates(&operators[i]) else {
@@ -106,10 +125,10 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
             continue;
         }
         // The operator's own facts without the columns: its keys, order, calls, filters after.
-        let mut own = operators[i].clone();
-        remove(&mut own, &columns);
         let mut own_reads = ReadNames::default();
-        own_reads.extend(own.searchable_text());
+        operators[i].read_texts(&mut own_reads, stored_lists(operators[i].kind), |c| {
+            columns.iter().any(|column| column == c)
+        });
         let unread: Vec<String> = columns
             .into_iter()
             .filter(|c| !own_reads.reads(c))
