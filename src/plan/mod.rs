@@ -57,8 +57,9 @@ pub struct Operator {
     /// Flink's name for the node (e.g. `stream-exec-deduplicate`), for comparing with real plans.
     pub flink_node: &'static str,
     /// The facts as the rules read them, written and read only through facts types
-    /// (`put`, `read`, `update`).
-    facts: Map<String, Value>,
+    /// (`put`, `read`, `update`). Shared by the copies of an operator until one is changed
+    /// (a declared table's scan is copied into every query reading it).
+    facts: std::sync::Arc<Map<String, Value>>,
     /// Facts that could not be read back through their type to be changed: a bug in the
     /// tool, which the fail-safe reports (`fact_error`).
     fact_errors: Vec<String>,
@@ -82,7 +83,7 @@ impl Operator {
         Operator {
             kind,
             flink_node,
-            facts: Map::new(),
+            facts: Default::default(),
             fact_errors: Vec::new(),
             span,
             fact_spans: BTreeMap::new(),
@@ -156,7 +157,7 @@ impl Operator {
     /// Writes facts of a facts type (`crate::facts`: the kind's whole facts, or a part of them
     /// the kind's type flattens in) into the operator's facts, the JSON the rules read.
     pub fn put<T: FactTyped + Serialize>(&mut self, facts: &T) {
-        self.facts.extend(crate::facts::to_map(facts));
+        std::sync::Arc::make_mut(&mut self.facts).extend(crate::facts::to_map(facts));
     }
 
     /// Reads facts of a facts type back (those the operator does not have at their default).
@@ -217,12 +218,12 @@ impl Operator {
 
     /// Whether two operators have the same facts.
     pub fn same_facts(&self, other: &Operator) -> bool {
-        self.facts == other.facts
+        std::sync::Arc::ptr_eq(&self.facts, &other.facts) || self.facts == other.facts
     }
 
     /// The facts as one JSON text, to search for the canonical items they mention.
     pub fn facts_text(&self) -> String {
-        Value::Object(self.facts.clone()).to_string()
+        serde_json::to_string(&*self.facts).unwrap_or_default()
     }
 
     /// Adds to `names` every text of the facts and the context (object keys and strings, at
@@ -235,7 +236,7 @@ impl Operator {
         lists: &[FactName],
         left_out: impl Fn(&str) -> bool,
     ) {
-        for (key, value) in &self.facts {
+        for (key, value) in self.facts.iter() {
             names.add_str(key);
             match value {
                 Value::Array(items) if lists.iter().any(|l| l.name() == key) => {
