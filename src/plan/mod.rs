@@ -166,6 +166,12 @@ impl Operator {
         crate::facts::from_map(&self.facts)
     }
 
+    /// Whether the fact `name` holds a list (is written, and not null), without reading the
+    /// facts of its type.
+    pub fn has_list(&self, name: FactName) -> bool {
+        matches!(self.facts.get(name.name()), Some(Value::Array(_)))
+    }
+
     /// Changes facts of a facts type written before (e.g. the filters pushed into an operator).
     /// Facts that cannot be read back are left as they are, and the error kept (`fact_error`).
     pub fn update<T: FactTyped + Serialize + DeserializeOwned + Default>(

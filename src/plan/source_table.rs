@@ -92,10 +92,7 @@ pub fn source_operators(
 /// operator's input filter.
 pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
     for op in sources.iter_mut() {
-        let normalized = op
-            .read::<SourceFacts>()
-            .is_ok_and(|f| matches!(f.normalized_read, Some(Some(_))));
-        if normalized {
+        if op.has_list(SourceFacts::normalized_read) {
             // Beneath another stateful operator the filter is that operator's input filter.
             let mut terms = if op.context.feeds_state {
                 Vec::new()
