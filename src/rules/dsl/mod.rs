@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 
 pub use schema::{FactSchema, FactType};
 pub(crate) use suggest::nearest;
-pub use template::Template;
+pub use template::{Template, LIST_SHOWN};
 
 pub use crate::limits::{MAX_PREDICATE_BYTES as MAX_SOURCE_LEN, MAX_PREDICATE_DEPTH as MAX_DEPTH};
 

@@ -50,7 +50,8 @@ impl Template {
 
     /// Fills the placeholders: strings as they are, integral numbers without
     /// `.0`, `null`, an absent fact or an empty list as `none`, lists as their
-    /// items joined by `, ` (a list inside one in parentheses), objects as a
+    /// items joined by `, ` (the first [`LIST_SHOWN`], then how many more; a list
+    /// inside one in parentheses), objects as a
     /// Flink user writes them (windows, ORDER BY, frames, early/late fire; see
     /// [`render_value`]), never as JSON.
     pub fn render(&self, facts: &Value) -> String {
@@ -61,8 +62,12 @@ impl Template {
                 Part::Fact(path) => match json::lookup(facts, path) {
                     Some(Value::Array(items)) if items.is_empty() => out.push_str("none"),
                     Some(Value::Array(items)) => {
-                        let rendered: Vec<String> = items.iter().map(render_value).collect();
+                        let shown = &items[..items.len().min(LIST_SHOWN)];
+                        let rendered: Vec<String> = shown.iter().map(render_value).collect();
                         out.push_str(&rendered.join(", "));
+                        if items.len() > shown.len() {
+                            out.push_str(&format!(" and {} more", items.len() - shown.len()));
+                        }
                     }
                     Some(value) => out.push_str(&render_value(value)),
                     None => out.push_str("none"),
@@ -89,6 +94,11 @@ impl Template {
         &self.source
     }
 }
+
+/// The items of a list a message shows, before `and N more`: a message stays one finding's
+/// length however large the job (a deployment-wide list in the finding of each of its changed
+/// queries would make the report grow with the square of the changes).
+pub const LIST_SHOWN: usize = 20;
 
 /// The parts of template `src`, every placeholder's path checked against `schema` when given.
 fn parse(src: &str, schema: Option<&FactSchema>) -> Result<Vec<Part>, DslError> {

@@ -71,6 +71,18 @@ fn renders_each_kind_of_value() {
 }
 
 #[test]
+fn long_lists_show_their_first_items_and_how_many_more() {
+    let items = |n: usize| -> Vec<String> { (1..=n).map(|i| format!("i{i}")).collect() };
+    let twenty = items(crate::rules::dsl::LIST_SHOWN).join(", ");
+    let facts = json!({"aggregates": {"added": items(25)}, "old": {"keys": items(20)}});
+    assert_eq!(
+        render("{aggregates.added}", &facts),
+        format!("{twenty} and 5 more")
+    );
+    assert_eq!(render("{old.keys}", &facts), twenty);
+}
+
+#[test]
 fn doubled_braces_are_literal() {
     let facts = json!({"old": {"mode": "m"}});
     assert_eq!(render("{{old.mode}}", &facts), "{old.mode}");
