@@ -789,7 +789,7 @@ impl<'a> Converter<'a> {
 }
 
 /// The low bound of `BETWEEN SYMMETRIC`, marked by the syntax pass as `SYMMETRIC(bound)`.
-fn symmetric_bound(low: &Expr) -> Option<&Expr> {
+pub fn symmetric_bound(low: &Expr) -> Option<&Expr> {
     let Expr::Function(function) = low else {
         return None;
     };

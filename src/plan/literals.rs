@@ -10,7 +10,8 @@ pub fn literal_order(a: &CExpr, b: &CExpr) -> Option<std::cmp::Ordering> {
         return None;
     };
     if let (Ok(x), Ok(y)) = (a.parse::<f64>(), b.parse::<f64>()) {
-        return x.partial_cmp(&y);
+        // Two texts of one double may be two DECIMAL values: their order is unknown.
+        return x.partial_cmp(&y).filter(|o| o.is_ne() || a == b);
     }
     let ((ka, va), (kb, vb)) = (typed(a)?, typed(b)?);
     // Digits in the same places: the text order is the time order.

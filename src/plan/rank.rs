@@ -55,9 +55,17 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         high,
     } = expr
     {
-        // Outside a range is no range of ranks.
-        return (is_rank(expr) && *outside == negated)
-            .then_some((Some(number(low)?), Some(number(high)?)));
+        // Outside a range is no range of ranks; `BETWEEN SYMMETRIC 3 AND 1` is ranks 1..3.
+        if !is_rank(expr) || *outside != negated {
+            return None;
+        }
+        return match super::convert::symmetric_bound(low) {
+            Some(low) => {
+                let (a, b) = (number(low)?, number(high)?);
+                Some((Some(a.min(b)), Some(a.max(b))))
+            }
+            None => Some((Some(number(low)?), Some(number(high)?))),
+        };
     }
     if let Expr::Nested(inner) = expr {
         return bounds_of(inner, is_rank, negated);
