@@ -801,6 +801,20 @@ fn predicates_spelled_otherwise_never_change_a_verdict() {
             spelling::respell_ranges(new, &ranks),
         )
     });
+    rewrite_keeps_outcomes("conditions spelled with IS TRUE / IS FALSE", |old, new| {
+        let ranks = spelling::ranking_names(&[old, new]);
+        (
+            spelling::respell_conditions(old, &ranks),
+            spelling::respell_conditions(new, &ranks),
+        )
+    });
+    rewrite_keeps_outcomes("ranges spelled BETWEEN SYMMETRIC", |old, new| {
+        let ranks = spelling::ranking_names(&[old, new]);
+        (
+            spelling::respell_symmetric(old, &ranks),
+            spelling::respell_symmetric(new, &ranks),
+        )
+    });
 }
 
 #[test]

@@ -538,10 +538,10 @@ impl<'a> Builder<'a> {
         let mut where_terms = Vec::new();
         if let Some(selection) = selection {
             if consumed.is_empty() {
-                where_terms = self.converter().expr(&input, selection)?.conjuncts();
+                where_terms = self.converter().condition(&input, selection)?.conjuncts();
             } else {
                 for term in &rest {
-                    where_terms.extend(self.converter().expr(&input, term)?.conjuncts());
+                    where_terms.extend(self.converter().condition(&input, term)?.conjuncts());
                 }
             }
             // `WHERE 1 = 1` filters nothing.
@@ -692,7 +692,7 @@ impl<'a> Builder<'a> {
             // Read as the aggregate reads it: its calls (DISTINCT, FILTER too) are computed.
             let mut conv = self.converter();
             conv.aggregates = Some(Vec::new());
-            let terms = conv.expr(input, having)?.conjuncts();
+            let terms = conv.condition(input, having)?.conjuncts();
             let span = self.span(having);
             for term in &terms {
                 self.filter_spans.entry(term.canonical()).or_insert(span);

@@ -258,6 +258,11 @@ impl<'a> Converter<'a> {
         Ok(super::normalize::normalize(self.lineage(rel, expr)?))
     }
 
+    /// A condition (WHERE, HAVING, ON, FILTER): where only TRUE counts, `c IS TRUE` is `c`.
+    pub fn condition(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        Ok(super::normalize::as_condition(self.expr(rel, expr)?))
+    }
+
     fn lineage(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
         Ok(match expr {
             Expr::Identifier(ident) => {
@@ -345,14 +350,23 @@ impl<'a> Converter<'a> {
                 negated,
                 low,
                 high,
-            } => CExpr::Call {
-                name: if *negated { "NOT BETWEEN" } else { "BETWEEN" }.into(),
-                args: vec![
-                    self.lineage(rel, e)?,
-                    self.lineage(rel, low)?,
-                    self.lineage(rel, high)?,
-                ],
-            },
+            } => {
+                // `BETWEEN SYMMETRIC a AND b` arrives as `BETWEEN SYMMETRIC(a) AND b` (see
+                // `sql::flink_syntax`): the marker is the range's kind, never a function call.
+                let (symmetric, low) = match symmetric_bound(low) {
+                    Some(bound) => (" SYMMETRIC", bound),
+                    None => ("", low.as_ref()),
+                };
+                let name = if *negated { "NOT BETWEEN" } else { "BETWEEN" };
+                CExpr::Call {
+                    name: format!("{name}{symmetric}"),
+                    args: vec![
+                        self.lineage(rel, e)?,
+                        self.lineage(rel, low)?,
+                        self.lineage(rel, high)?,
+                    ],
+                }
+            }
             Expr::In {
                 expr: e,
                 target: sqlparser::ast::InTarget::List(list),
@@ -694,7 +708,7 @@ impl<'a> Converter<'a> {
             args = vec![CExpr::Literal("*".into())];
         }
         let filter = match &function.filter {
-            Some(f) => Some(self.expr(rel, f)?),
+            Some(f) => Some(self.condition(rel, f)?),
             None => None,
         };
         let origin = self.origin_of(&name);
@@ -771,6 +785,23 @@ impl<'a> Converter<'a> {
             return Err(self.error(span, format!("{name} is not an aggregate here: DISTINCT and FILTER need an aggregating query")));
         }
         Ok(CExpr::Call { name, args })
+    }
+}
+
+/// The low bound of `BETWEEN SYMMETRIC`, marked by the syntax pass as `SYMMETRIC(bound)`.
+pub fn symmetric_bound(low: &Expr) -> Option<&Expr> {
+    let Expr::Function(function) = low else {
+        return None;
+    };
+    if !function.name.to_string().eq_ignore_ascii_case("SYMMETRIC") {
+        return None;
+    }
+    match &function.args {
+        FunctionArguments::List(list) => match list.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(bound))] => Some(bound),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

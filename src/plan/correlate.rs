@@ -193,7 +193,7 @@ fn condition(
             "a LEFT JOIN of a table function or UNNEST must be ON TRUE (Flink rejects other conditions)",
         ));
     }
-    let filter = b.converter().expr(out, on)?;
+    let filter = b.converter().condition(out, on)?;
     out.filters.extend(
         filter
             .conjuncts()

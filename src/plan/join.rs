@@ -290,7 +290,7 @@ pub fn join(
         _ => (None, span),
     };
     let condition = match (&on, constraint) {
-        (Some(expr), _) => Some(b.converter().expr(&joined, expr)?),
+        (Some(expr), _) => Some(b.converter().condition(&joined, expr)?),
         (None, Some(JoinConstraint::Using(_))) if using.is_some() => {
             let (condition, merged) = using.unwrap_or_default();
             joined.using.extend(merged);

@@ -20,6 +20,7 @@ pub mod join_finish;
 pub mod join_nulls;
 pub mod join_prune;
 pub mod join_side;
+pub mod literals;
 pub mod match_recognize;
 pub mod normalize;
 pub mod options_hint;

@@ -10,9 +10,27 @@
 //! - a comparison has its operands in a fixed order, the operator flipped to keep its meaning:
 //!   `'DE' = country` is `country = 'DE'`, `5 < a` is `a > 5`, `d > a` is `a < d`.
 //!
-//! Predicates that are not equivalent keep different forms (`a > 5` and `a >= 5` differ).
+//! - `x BETWEEN SYMMETRIC a AND b` with literal bounds is the range between the smaller and the
+//!   larger (`BETWEEN SYMMETRIC 500 AND 10` is `BETWEEN 10 AND 500`); with other bounds it is
+//!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`, as Flink expands it; `x >= v AND x <= v` is
+//!   `x = v`;
+//! - in a condition (WHERE, HAVING, ON, an aggregate's FILTER, a CASE's WHEN), where NULL and
+//!   FALSE both reject, `c IS TRUE` is `c` and `c IS FALSE` is `NOT c`;
+//! - `CASE x WHEN v THEN r END` is `CASE WHEN x = v THEN r END`; a missing ELSE is `ELSE NULL`;
+//! - `CAST('2024-1-1' AS DATE)` and `DATE '2024-1-1'` are `DATE '2024-01-01'`, `CAST('10:00:00'
+//!   AS TIME)` is `TIME '10:00:00'`, `CAST(100 AS INT)` is `100`; compared with a value, an
+//!   integer cast to an integer type that holds it is the integer (`x > CAST(100 AS BIGINT)` is
+//!   `x > 100`) and a text cast to TIMESTAMP is the TIMESTAMP literal, without fractional zeros.
+//!
+//! Predicates that are not equivalent keep different forms (`a > 5` and `a >= 5` differ). So do
+//! spellings Flink 2.3 plans differently, even where the values agree: `COALESCE(a, b)`,
+//! `IFNULL(a, b)` and their CASE; `IF(c, x, y)` and its CASE; `a + b` and `b + a` (Flink keeps
+//! the operand order of arithmetic); `x > 100` and `x > 100.00` (a DECIMAL literal) or `x >
+//! 1.0E2`; `c IS NOT FALSE` and `c` (a NULL `c` passes the first); `x BETWEEN SYMMETRIC 'Z' AND
+//! 'A'` and `x BETWEEN 'A' AND 'Z'` (the order of two texts depends on the collation).
 
 use super::expr::CExpr;
+use super::literals::{compared_literal, literal_cast, literal_order, typed_literal};
 
 /// The canonical form of an expression and of everything inside it.
 pub fn normalize(expr: CExpr) -> CExpr {
@@ -48,6 +66,7 @@ pub fn normalize(expr: CExpr) -> CExpr {
             text,
             args: args.into_iter().map(normalize).collect(),
         },
+        CExpr::Literal(text) => CExpr::Literal(typed_literal(text)),
         leaf => leaf,
     }
 }
@@ -114,6 +133,9 @@ fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
     }
     flat.retain(|t| !is(t, neutral));
     subsume_ranges(op, &mut flat);
+    if op == "AND" {
+        point_ranges(&mut flat);
+    }
     let mut keyed: Vec<(String, CExpr)> = flat.into_iter().map(|t| (t.canonical(), t)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     keyed.dedup_by(|a, b| a.0 == b.0);
@@ -252,6 +274,14 @@ fn is_constant(expr: &CExpr) -> bool {
 
 /// `left op right` from normalized operands; a comparison gets its operands in canonical order.
 fn binary(op: String, left: CExpr, right: CExpr) -> CExpr {
+    // A literal compared with a value only needs its value: `ts > CAST('2024-01-01 00:00:00'
+    // AS TIMESTAMP(3))` is `ts > TIMESTAMP '2024-01-01 00:00:00'`, `x > CAST(100 AS BIGINT)` is
+    // `x > 100` (plan oracle: Flink reduces both alike).
+    let (left, right) = if flipped(&op).is_some() {
+        (compared_literal(left), compared_literal(right))
+    } else {
+        (left, right)
+    };
     // `b = TRUE` is `b`, `b = FALSE` is `NOT b` (NULL stays NULL), and `<>` the other way.
     if op == "=" || op == "<>" {
         let truth = |e: &CExpr| match e {
@@ -337,7 +367,143 @@ fn call(name: String, mut args: Vec<CExpr>) -> CExpr {
                 .collect();
             junction(joined, terms)
         }
+        ("BETWEEN SYMMETRIC", 3) | ("NOT BETWEEN SYMMETRIC", 3) => {
+            let high = args.pop().unwrap_or_else(|| CExpr::Literal("NULL".into()));
+            let low = args.pop().unwrap_or_else(|| CExpr::Literal("NULL".into()));
+            let value = args.pop().unwrap_or_else(|| CExpr::Literal("NULL".into()));
+            let range =
+                |low: CExpr, high: CExpr| call("BETWEEN".into(), vec![value.clone(), low, high]);
+            // Literal bounds in known order: the one range they span (`x BETWEEN SYMMETRIC 500
+            // AND 10` is `x BETWEEN 10 AND 500`, NULL for a NULL `x` either way); else the
+            // expansion Flink plans: `(x >= a AND x <= b) OR (x >= b AND x <= a)`.
+            let within = match literal_order(&low, &high) {
+                Some(std::cmp::Ordering::Greater) => range(high, low),
+                Some(_) => range(low, high),
+                None => junction(
+                    "OR",
+                    vec![range(low.clone(), high.clone()), range(high, low)],
+                ),
+            };
+            if name.starts_with("NOT") {
+                negate(within)
+            } else {
+                within
+            }
+        }
+        // `CASE x WHEN v THEN r ...` is `CASE WHEN x = v THEN r ...`.
+        ("CASE_SIMPLE", n) if n >= 3 => {
+            let operand = args.remove(0);
+            let mut searched = Vec::with_capacity(args.len());
+            let mut rest = args.into_iter();
+            while let Some(first) = rest.next() {
+                match rest.next() {
+                    Some(result) => {
+                        searched.push(binary("=".into(), operand.clone(), first));
+                        searched.push(result);
+                    }
+                    None => searched.push(first),
+                }
+            }
+            call("CASE".into(), searched)
+        }
+        // A WHEN condition counts only when TRUE (`c IS TRUE` is `c`), and a missing ELSE is
+        // ELSE NULL.
+        ("CASE", n) if n >= 2 => {
+            let mut args: Vec<CExpr> = args
+                .into_iter()
+                .enumerate()
+                .map(|(i, arg)| {
+                    if i % 2 == 0 && i + 1 < n {
+                        as_condition(arg)
+                    } else {
+                        arg
+                    }
+                })
+                .collect();
+            if n % 2 == 0 {
+                args.push(CExpr::Literal("NULL".into()));
+            }
+            CExpr::Call { name, args }
+        }
+        ("CAST", 2) => match literal_cast(&args[0], &args[1]) {
+            Some(literal) => literal,
+            None => CExpr::Call { name, args },
+        },
         _ => CExpr::Call { name, args },
+    }
+}
+
+/// `x >= v AND x <= v` is `x = v` (plan oracle: `x BETWEEN 10 AND 10` is planned as `x = 10`);
+/// NULL for a NULL `x` either way.
+fn point_ranges(terms: &mut Vec<CExpr>) {
+    let bound = |t: &CExpr, wanted: &str| -> Option<(String, String)> {
+        match t {
+            CExpr::Binary { op, left, right }
+                if op == wanted
+                    && !is_constant(left)
+                    && matches!(right.as_ref(), CExpr::Literal(l) if l != "NULL") =>
+            {
+                Some((left.canonical(), right.canonical()))
+            }
+            _ => None,
+        }
+    };
+    let mut i = 0;
+    while i < terms.len() {
+        let Some(low) = bound(&terms[i], ">=") else {
+            i += 1;
+            continue;
+        };
+        let Some(j) = terms
+            .iter()
+            .position(|t| bound(t, "<=").as_ref() == Some(&low))
+        else {
+            i += 1;
+            continue;
+        };
+        let CExpr::Binary { left, right, .. } = terms[i].clone() else {
+            i += 1;
+            continue;
+        };
+        terms[i] = binary("=".into(), *left, *right);
+        terms.remove(j);
+        if j < i {
+            i -= 1;
+        }
+        i += 1;
+    }
+}
+
+/// A normalized condition where only TRUE counts (a WHERE, HAVING or ON term, a CASE WHEN, an
+/// aggregate's FILTER): NULL and FALSE both reject, so `c IS TRUE` is `c` and `c IS FALSE` is
+/// `NOT c`, through AND and OR (NOT is already pushed down: those terms are never negated).
+/// `c IS NOT FALSE` keeps its form: it lets a NULL `c` through, `c` does not (plan oracle).
+pub fn as_condition(expr: CExpr) -> CExpr {
+    match expr {
+        CExpr::Call { name, mut args }
+            if args.len() == 1 && (name == "IS TRUE" || name == "IS FALSE") =>
+        {
+            let operand = args.pop().unwrap_or_else(|| CExpr::Literal("NULL".into()));
+            if name == "IS TRUE" {
+                as_condition(operand)
+            } else {
+                as_condition(negate(operand))
+            }
+        }
+        CExpr::Binary { op, left, right } if is_junction(&op) => {
+            let mut terms = Vec::new();
+            splice(
+                &op,
+                CExpr::Binary {
+                    op: op.clone(),
+                    left,
+                    right,
+                },
+                &mut terms,
+            );
+            junction(&op, terms.into_iter().map(as_condition).collect())
+        }
+        other => other,
     }
 }
 
@@ -530,6 +696,118 @@ mod tests {
         let swapped_bounds = CExpr::call("BETWEEN", vec![col("x"), lit("500"), lit("10")]);
         let bounds = CExpr::call("BETWEEN", vec![col("x"), lit("10"), lit("500")]);
         assert_ne!(n(swapped_bounds), n(bounds));
+    }
+
+    #[test]
+    fn between_symmetric_is_the_range_of_its_bounds_in_order() {
+        let sym =
+            |low: CExpr, high: CExpr| CExpr::call("BETWEEN SYMMETRIC", vec![col("x"), low, high]);
+        let plain =
+            |low: &str, high: &str| CExpr::call("BETWEEN", vec![col("x"), lit(low), lit(high)]);
+        assert_eq!(n(sym(lit("500"), lit("10"))), n(plain("10", "500")));
+        assert_eq!(n(sym(lit("10"), lit("500"))), n(plain("10", "500")));
+        let not_sym = CExpr::call(
+            "NOT BETWEEN SYMMETRIC",
+            vec![col("x"), lit("500"), lit("10")],
+        );
+        let not_plain = CExpr::call("NOT BETWEEN", vec![col("x"), lit("10"), lit("500")]);
+        assert_eq!(n(not_sym), n(not_plain));
+        let dates = sym(lit("DATE '2024-12-31'"), lit("DATE '2024-1-1'"));
+        assert_eq!(n(dates), n(plain("DATE '2024-01-01'", "DATE '2024-12-31'")));
+        // Column bounds: either order of the two ranges, never the one-sided range.
+        let columns = n(sym(col("a"), col("b")));
+        assert_eq!(columns, n(sym(col("b"), col("a"))));
+        let asymmetric = CExpr::call("BETWEEN", vec![col("x"), col("a"), col("b")]);
+        assert_ne!(columns, n(asymmetric));
+        // Texts: the order depends on the collation, so no range is chosen.
+        assert_ne!(n(sym(lit("'Z'"), lit("'A'"))), n(plain("'A'", "'Z'")));
+        // A point range is the equality.
+        assert_eq!(n(plain("10", "10")), n(bin("=", col("x"), lit("10"))));
+    }
+
+    #[test]
+    fn is_true_is_the_condition_only_where_a_condition_is_read() {
+        let cmp = || bin(">", col("a"), lit("10"));
+        let is = |name: &str, e: CExpr| CExpr::call(name, vec![e]);
+        let cond = |e: CExpr| as_condition(normalize(e)).canonical();
+        assert_eq!(cond(is("IS TRUE", cmp())), n(cmp()));
+        assert_eq!(cond(is("IS FALSE", cmp())), n(not(cmp())));
+        let either = bin("OR", is("IS TRUE", cmp()), bin("=", col("c"), lit("'DE'")));
+        assert_eq!(
+            cond(either),
+            n(bin("OR", cmp(), bin("=", col("c"), lit("'DE'"))))
+        );
+        // IS NOT FALSE lets a NULL through; as a value, IS TRUE is never NULL.
+        assert_ne!(cond(is("IS NOT FALSE", cmp())), n(cmp()));
+        assert_ne!(cond(is("IS NOT TRUE", cmp())), n(not(cmp())));
+        assert_ne!(n(is("IS TRUE", cmp())), n(cmp()));
+        // A CASE reads its WHEN as a condition, in any context.
+        let case = |w: CExpr| CExpr::call("CASE", vec![w, lit("'a'"), lit("'b'")]);
+        assert_eq!(n(case(is("IS TRUE", cmp()))), n(case(cmp())));
+    }
+
+    #[test]
+    fn case_forms() {
+        let simple = CExpr::call(
+            "CASE_SIMPLE",
+            vec![col("c"), lit("'DE'"), lit("1"), lit("0")],
+        );
+        let searched = CExpr::call(
+            "CASE",
+            vec![bin("=", col("c"), lit("'DE'")), lit("1"), lit("0")],
+        );
+        assert_eq!(n(simple), n(searched));
+        let no_else = CExpr::call("CASE", vec![bin(">", col("a"), lit("10")), lit("'big'")]);
+        let else_null = CExpr::call(
+            "CASE",
+            vec![bin(">", col("a"), lit("10")), lit("'big'"), lit("NULL")],
+        );
+        assert_eq!(n(no_else), n(else_null));
+        // COALESCE and IF keep their names: Flink plans them as such, not as their CASE.
+        let coalesce = CExpr::call("COALESCE", vec![col("c"), lit("'x'")]);
+        let case = CExpr::call(
+            "CASE",
+            vec![
+                CExpr::call("IS NOT NULL", vec![col("c")]),
+                col("c"),
+                lit("'x'"),
+            ],
+        );
+        assert_ne!(n(coalesce), n(case));
+    }
+
+    #[test]
+    fn literals_of_one_value() {
+        let cast = |v: &str, t: &str| CExpr::call("CAST", vec![lit(v), lit(t)]);
+        assert_eq!(n(cast("' 2024-1-1'", "DATE")), "DATE '2024-01-01'");
+        assert_eq!(n(lit("DATE '2024-1-1'")), "DATE '2024-01-01'");
+        assert_eq!(n(cast("'10:00:00'", "TIME")), "TIME '10:00:00'");
+        assert_eq!(n(cast("100", "INT")), "100");
+        assert_eq!(n(cast("'2024-02-30'", "DATE")), "CAST('2024-02-30', DATE)");
+        // Compared with a value, an integer cast and a TIMESTAMP text are their literal.
+        let gt = |r: CExpr| n(bin(">", col("x"), r));
+        assert_eq!(gt(cast("100", "BIGINT")), gt(lit("100")));
+        assert_ne!(gt(cast("300", "TINYINT")), gt(lit("300")));
+        assert_eq!(
+            gt(cast("'2024-01-01 00:00:00.000'", "TIMESTAMP(3)")),
+            gt(lit("TIMESTAMP '2024-01-01 00:00:00'"))
+        );
+        // As a value, the type of the cast is not the literal's.
+        assert_ne!(n(cast("100", "BIGINT")), "100");
+        // Another numeric type is another literal (Flink plans `x > 100.00` apart).
+        assert_ne!(gt(lit("100.00")), gt(lit("100")));
+    }
+
+    #[test]
+    fn arithmetic_keeps_its_operand_order() {
+        assert_ne!(
+            n(bin("+", col("a"), col("b"))),
+            n(bin("+", col("b"), col("a")))
+        );
+        assert_ne!(
+            n(bin("*", col("a"), col("b"))),
+            n(bin("*", col("b"), col("a")))
+        );
     }
 
     #[test]

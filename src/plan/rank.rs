@@ -10,12 +10,30 @@ use crate::error::{Error, Result};
 use crate::facts::aggregate::TimeOrder;
 use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking, WindowOutputs};
 use crate::source::ByteSpan;
-use sqlparser::ast::{BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, Value, WindowType};
+use sqlparser::ast::{
+    BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, UnaryOperator, Value, WindowType,
+};
 
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
 type Bounds = (Option<i64>, Option<i64>);
 
 fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
+    bounds_of(expr, is_rank, false)
+}
+
+/// The bounds of `expr`, or of `NOT expr` when `negated`: Flink plans `NOT (rk > 3)`, `(rk <=
+/// 3) IS TRUE` and `rk <= 3` as one Top-N (plan oracle). The rank is never NULL, so a negated
+/// comparison is the opposite comparison.
+fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Option<Bounds> {
+    match expr {
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr: inner,
+        } => return bounds_of(inner, is_rank, !negated),
+        Expr::IsTrue(inner) => return bounds_of(inner, is_rank, negated),
+        Expr::IsFalse(inner) => return bounds_of(inner, is_rank, !negated),
+        _ => {}
+    }
     let number = |e: &Expr| match e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) => n.parse::<i64>().ok(),
@@ -32,15 +50,25 @@ fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
     };
     if let Expr::Between {
         expr,
-        negated: false,
+        negated: outside,
         low,
         high,
     } = expr
     {
-        return is_rank(expr).then_some((Some(number(low)?), Some(number(high)?)));
+        // Outside a range is no range of ranks; `BETWEEN SYMMETRIC 3 AND 1` is ranks 1..3.
+        if !is_rank(expr) || *outside != negated {
+            return None;
+        }
+        return match super::convert::symmetric_bound(low) {
+            Some(low) => {
+                let (a, b) = (number(low)?, number(high)?);
+                Some((Some(a.min(b)), Some(a.max(b))))
+            }
+            None => Some((Some(number(low)?), Some(number(high)?))),
+        };
     }
     if let Expr::Nested(inner) = expr {
-        return rank_bounds(inner, is_rank);
+        return bounds_of(inner, is_rank, negated);
     }
     let Expr::BinaryOp { left, op, right } = expr else {
         return None;
@@ -58,6 +86,14 @@ fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
         (flipped, number(left)?)
     } else {
         return None;
+    };
+    let op = match (negated, op) {
+        (false, op) => op,
+        (true, BinaryOperator::Lt) => BinaryOperator::GtEq,
+        (true, BinaryOperator::LtEq) => BinaryOperator::Gt,
+        (true, BinaryOperator::Gt) => BinaryOperator::LtEq,
+        (true, BinaryOperator::GtEq) => BinaryOperator::Lt,
+        (true, _) => return None,
     };
     match op {
         BinaryOperator::Eq => Some((Some(n), Some(n))),

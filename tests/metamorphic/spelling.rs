@@ -978,3 +978,226 @@ pub fn move_ranking(sql: &str, into: Moved) -> String {
         }
     })
 }
+
+/// The paren depth of each token.
+fn depths(tokens: &Tokens) -> Vec<usize> {
+    let mut depth = 0usize;
+    tokens
+        .items
+        .iter()
+        .map(|(t, _)| match t {
+            Token::LParen => {
+                depth += 1;
+                depth - 1
+            }
+            Token::RParen => {
+                depth = depth.saturating_sub(1);
+                depth
+            }
+            _ => depth,
+        })
+        .collect()
+}
+
+/// Whether the token after `i` ends a term of a condition (no `IS`, `NOT`, operator ... after).
+fn ends_term(tokens: &Tokens, i: usize) -> bool {
+    match tokens.next_significant(i).map(|n| &tokens.items[n].0) {
+        None | Some(Token::RParen | Token::SemiColon) => true,
+        Some(Token::Word(w)) => {
+            w.keyword != Keyword::NoKeyword
+                && !matches!(
+                    w.keyword,
+                    Keyword::IS
+                        | Keyword::NOT
+                        | Keyword::ESCAPE
+                        | Keyword::COLLATE
+                        | Keyword::LIKE
+                        | Keyword::BETWEEN
+                        | Keyword::IN
+                        | Keyword::SIMILAR
+                )
+        }
+        _ => false,
+    }
+}
+
+/// Whether the token at `i` is a term of a WHERE: after WHERE, AND, OR or a parenthesis that
+/// itself opens and closes such a term, the nearest clause word before it being WHERE (never
+/// under NOT or IS: `NOT (c IS TRUE)` is not `NOT c`).
+fn in_where(tokens: &Tokens, depth: &[usize], i: usize) -> bool {
+    let word = |j: usize| match &tokens.items[j].0 {
+        Token::Word(w) if w.quote_style.is_none() => w.keyword,
+        _ => Keyword::NoKeyword,
+    };
+    let opens_term = |j: usize| {
+        tokens.previous_significant(j).is_some_and(|p| {
+            tokens.items[p].0 == Token::LParen
+                || matches!(word(p), Keyword::WHERE | Keyword::AND | Keyword::OR)
+        })
+    };
+    let Some(previous) = tokens.previous_significant(i) else {
+        return false;
+    };
+    // The AND of `x BETWEEN a AND b` does not start a term.
+    let between = (0..previous)
+        .rev()
+        .take_while(|&j| depth[j] >= depth[i])
+        .filter(|&j| depth[j] == depth[i])
+        .find(|&j| {
+            matches!(
+                word(j),
+                Keyword::AND | Keyword::OR | Keyword::WHERE | Keyword::BETWEEN
+            )
+        })
+        .is_some_and(|j| word(j) == Keyword::BETWEEN);
+    if between && word(previous) == Keyword::AND {
+        return false;
+    }
+    let after_paren = tokens.items[previous].0 == Token::LParen && opens_term(previous);
+    if !after_paren && !matches!(word(previous), Keyword::WHERE | Keyword::AND | Keyword::OR) {
+        return false;
+    }
+    let mut level = depth[i];
+    for j in (0..i).rev() {
+        if depth[j] > level {
+            continue;
+        }
+        if depth[j] < level {
+            let closing = (j + 1..tokens.items.len())
+                .find(|&k| depth[k] == depth[j] && tokens.items[k].0 == Token::RParen);
+            if tokens.items[j].0 == Token::LParen
+                && opens_term(j)
+                && closing.is_some_and(|k| ends_term(tokens, k))
+            {
+                level = depth[j];
+                continue;
+            }
+            return false;
+        }
+        match word(j) {
+            Keyword::WHERE => return true,
+            // Words of the terms before this one.
+            Keyword::AND
+            | Keyword::OR
+            | Keyword::NOT
+            | Keyword::IS
+            | Keyword::NULL
+            | Keyword::TRUE
+            | Keyword::FALSE
+            | Keyword::IN
+            | Keyword::LIKE
+            | Keyword::BETWEEN
+            | Keyword::NoKeyword => {}
+            // A clause or an expression keyword (CASE, WHEN, ON, SELECT, ...): not a WHERE term.
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Spells comparisons of a WHERE as conditions: `c > 5` as `(c > CAST(5 AS INT)) IS TRUE`,
+/// `c <> 'x'` as `(c = 'x') IS FALSE` (a filter keeps only TRUE: Flink plans them alike);
+/// ranking filters keep their spelling.
+pub fn respell_conditions(sql: &str, skip: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) || words.first().is_some_and(|w| w == "SET") {
+            return statement.to_string();
+        }
+        let depth = depths(&tokens);
+        let mut i = 0;
+        while i < tokens.items.len() {
+            let Some((first, last, op, literal)) = comparison_at(&tokens, i, skip) else {
+                i += 1;
+                continue;
+            };
+            let negated = match &tokens.items[op].0 {
+                Token::Eq | Token::Lt | Token::Gt | Token::LtEq | Token::GtEq => false,
+                Token::Neq => true,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            if !ends_term(&tokens, literal) || !in_where(&tokens, &depth, first) {
+                i = literal + 1;
+                continue;
+            }
+            let column: String = tokens.items[first..=last]
+                .iter()
+                .map(|(_, text)| text.as_str())
+                .collect();
+            let value = tokens.items[literal].1.clone();
+            let value = match (&tokens.items[literal].0, value.parse::<i32>()) {
+                (Token::Number(..), Ok(n)) => format!("CAST({n} AS INT)"),
+                _ => value,
+            };
+            tokens.items[first].1 = if negated {
+                format!("({column} = {value}) IS FALSE")
+            } else {
+                let op = tokens.items[op].1.clone();
+                format!("({column} {op} {value}) IS TRUE")
+            };
+            for j in first + 1..=literal {
+                tokens.items[j].1 = String::new();
+            }
+            i = literal + 1;
+        }
+        tokens.text()
+    })
+}
+
+/// Spells a range between two numbers as its SYMMETRIC form with the bounds swapped: `c
+/// BETWEEN 1 AND 5` as `c BETWEEN SYMMETRIC 5 AND 1`; ranking filters keep their spelling.
+pub fn respell_symmetric(sql: &str, skip: &BTreeSet<String>) -> String {
+    per_statement(sql, |statement, words| {
+        let mut tokens = Tokens::of(statement);
+        if reads_text(&tokens) || words.first().is_some_and(|w| w == "SET") {
+            return statement.to_string();
+        }
+        let mut i = 0;
+        while i < tokens.items.len() {
+            let Some(last) = column_at(&tokens, i, skip) else {
+                i += 1;
+                continue;
+            };
+            let mut keyword = tokens.next_significant(last);
+            if keyword.is_some_and(|k| is_word(&tokens.items[k].0, Keyword::NOT)) {
+                keyword = keyword.and_then(|k| tokens.next_significant(k));
+            }
+            let Some(keyword) = keyword.filter(|&k| is_word(&tokens.items[k].0, Keyword::BETWEEN))
+            else {
+                i = last + 1;
+                continue;
+            };
+            let low = tokens.next_significant(keyword);
+            let and = low.and_then(|l| tokens.next_significant(l));
+            let high = and.and_then(|a| tokens.next_significant(a));
+            let (Some(low), Some(and), Some(high)) = (low, and, high) else {
+                i = keyword + 1;
+                continue;
+            };
+            let number = |j: usize| match &tokens.items[j].0 {
+                Token::Number(n, _) => n.parse::<f64>().ok(),
+                _ => None,
+            };
+            let after = tokens.next_significant(high).map(|n| &tokens.items[n].0);
+            let bounded = !matches!(
+                after,
+                Some(Token::Plus | Token::Minus | Token::Mul | Token::Div | Token::Period)
+            );
+            match (number(low), number(high)) {
+                (Some(l), Some(h))
+                    if l <= h && bounded && is_word(&tokens.items[and].0, Keyword::AND) =>
+                {
+                    let (l, h) = (tokens.items[low].1.clone(), tokens.items[high].1.clone());
+                    tokens.items[low].1 = format!("SYMMETRIC {h}");
+                    tokens.items[high].1 = l;
+                    i = high + 1;
+                }
+                _ => i = keyword + 1,
+            }
+        }
+        tokens.text()
+    })
+}

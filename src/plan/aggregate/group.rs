@@ -176,7 +176,7 @@ pub fn grouping_sets(
         items.push(value);
     }
     let having = match &select.having {
-        Some(h) => format!(" HAVING {}", conv.expr(input, h)?.canonical()),
+        Some(h) => format!(" HAVING {}", conv.condition(input, h)?.canonical()),
         None => String::new(),
     };
     let description = format!(

@@ -201,7 +201,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         });
     }
     if let Some(having) = &select.having {
-        let filter = conv.expr(&input, having)?;
+        let filter = conv.condition(&input, having)?;
         output.filters.extend(filter.conjuncts());
     }
     let aggregates = conv.aggregates.take().unwrap_or_default();
