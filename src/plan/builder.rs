@@ -461,6 +461,7 @@ impl<'a> Builder<'a> {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
             input.aggregate_below = None;
+            input.union_below.clear();
         }
         let subqueries = subquery::plan_all(
             self,
@@ -584,6 +585,12 @@ impl<'a> Builder<'a> {
                 &where_terms,
                 where_span,
             );
+            pushdown::push_down_unions(
+                &mut self.operators,
+                &mut input.union_below,
+                &where_terms,
+                where_span,
+            );
         }
         subquery::record_joins(self, subqueries, &input, select);
         if !opaque_joins.is_empty() {
@@ -646,11 +653,24 @@ impl<'a> Builder<'a> {
             if !distinct {
                 output.joins_below = input.joins_below.clone();
                 output.aggregate_below = input.aggregate_below.clone();
+                output.union_below = input.union_below.clone();
             }
             output
         };
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
+            // Every column is a key of the distinct aggregate: a WHERE above filters its input,
+            // and reaches the joins beneath when nothing else is computed in between.
+            output.aggregate_below = Some(pushdown::PlannedAggregate {
+                operator: self.operators.len().saturating_sub(1),
+                computed: Default::default(),
+            });
+            output.joins_below = if aggregates || windowed {
+                Vec::new()
+            } else {
+                select_input.joins_below.clone()
+            };
+            output.union_below.clear();
         }
         self.last_select_input = Some(select_input);
         Ok(output)
@@ -666,10 +686,16 @@ impl<'a> Builder<'a> {
         mut joins: Vec<join_nulls::PlannedJoin>,
     ) -> Result<()> {
         let operator = self.operators.len().saturating_sub(1);
-        let is_group = self
-            .operators
-            .get(operator)
-            .is_some_and(|op| op.kind == OperatorKind::GroupAggregate);
+        // Flink pushes a filter on the keys beneath a window aggregate too (window_start and
+        // window_end are keys there; a group window's properties are computed).
+        let is_group = self.operators.get(operator).is_some_and(|op| {
+            matches!(
+                op.kind,
+                OperatorKind::GroupAggregate
+                    | OperatorKind::WindowAggregate
+                    | OperatorKind::GroupWindowAggregate
+            )
+        });
         let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
             if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
         if !is_group || !plain_keys || select.distinct.is_some() {
@@ -678,7 +704,14 @@ impl<'a> Builder<'a> {
         let mut computed: std::collections::BTreeSet<String> = output
             .columns
             .iter()
-            .filter(|c| matches!(c.expr, CExpr::Derived(_)))
+            .filter(|c| match &c.expr {
+                // window_start and window_end are keys of a window TVF aggregate.
+                CExpr::Derived(text) => !text.split_once("]:").is_some_and(|(_, v)| {
+                    v.starts_with("WINDOW_START(") || v.starts_with("WINDOW_END(")
+                }),
+                CExpr::Call { name, .. } => super::functions::window_property(name).is_some(),
+                _ => false,
+            })
             .map(|c| c.expr.canonical())
             .collect();
         computed.extend(
