@@ -664,6 +664,7 @@ impl<'a> Builder<'a> {
             output.aggregate_below = Some(pushdown::PlannedAggregate {
                 operator: self.operators.len().saturating_sub(1),
                 computed: Default::default(),
+                keys_out: Vec::new(),
             });
             output.joins_below = if aggregates || windowed {
                 Vec::new()
@@ -696,14 +697,33 @@ impl<'a> Builder<'a> {
                     | OperatorKind::GroupWindowAggregate
             )
         });
-        let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
-            if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
-        if !is_group || !plain_keys || select.distinct.is_some() {
+        let sqlparser::ast::GroupByExpr::Expressions(group_exprs, _) = &select.group_by else {
             return Ok(());
+        };
+        if !is_group || select.distinct.is_some() {
+            return Ok(());
+        }
+        // With grouping sets, Flink still pushes a filter on a key beneath the aggregate (above
+        // its Expand: plan lab), though the key's column above is NULL in the sets without it.
+        let with_sets = group_exprs
+            .iter()
+            .any(|k| matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_)));
+        let mut keys_out = Vec::new();
+        if with_sets {
+            let exprs: Vec<&Expr> = group_exprs.iter().collect();
+            for key in aggregate::keys_of_sets(self, input, &exprs)? {
+                let suffix = format!("]:{}", key.canonical());
+                for column in output.columns.iter() {
+                    if matches!(&column.expr, CExpr::Derived(t) if t.ends_with(&suffix)) {
+                        keys_out.push((column.expr.clone(), key.clone()));
+                    }
+                }
+            }
         }
         let mut computed: std::collections::BTreeSet<String> = output
             .columns
             .iter()
+            .filter(|c| !keys_out.iter().any(|(above, _)| above == &c.expr))
             .filter(|c| match &c.expr {
                 // window_start and window_end are keys of a window TVF aggregate.
                 CExpr::Derived(text) => !text.split_once("]:").is_some_and(|(_, v)| {
@@ -720,7 +740,11 @@ impl<'a> Builder<'a> {
                 .unwrap_or_default()
                 .aggregates,
         );
-        let planned = pushdown::PlannedAggregate { operator, computed };
+        let planned = pushdown::PlannedAggregate {
+            operator,
+            computed,
+            keys_out,
+        };
         if let Some(having) = &select.having {
             // Read as the aggregate reads it: its calls (DISTINCT, FILTER too) are computed.
             let mut conv = self.converter();

@@ -15,9 +15,18 @@ use std::collections::BTreeSet;
 pub struct PlannedAggregate {
     pub operator: usize,
     pub computed: BTreeSet<String>,
+    /// Output columns that read as a key beneath (a key of every grouping set): (the column's
+    /// value above, the key).
+    pub keys_out: Vec<(CExpr, CExpr)>,
 }
 
 impl PlannedAggregate {
+    fn read(&self, term: &CExpr) -> CExpr {
+        self.keys_out
+            .iter()
+            .fold(term.clone(), |t, (above, key)| t.replaced(above, key))
+    }
+
     fn reads_only_keys(&self, term: &CExpr) -> bool {
         !self.computed.contains(&term.canonical())
             && term.children().iter().all(|c| self.reads_only_keys(c))
@@ -36,8 +45,8 @@ pub fn push_down(
     let reaching: Vec<CExpr> = match aggregate {
         Some(aggregate) => terms
             .iter()
+            .map(|t| aggregate.read(t))
             .filter(|t| aggregate.reads_only_keys(t))
-            .cloned()
             .collect(),
         None => terms.to_vec(),
     };
