@@ -703,20 +703,23 @@ impl<'a> Builder<'a> {
         if !is_group || select.distinct.is_some() {
             return Ok(());
         }
-        // With grouping sets, Flink still pushes a filter on a key beneath the aggregate (above
-        // its Expand: plan lab), though the key's column above is NULL in the sets without it.
-        let with_sets = group_exprs
+        // A key's column above reads as the key beneath: Flink pushes a filter on it beneath
+        // the aggregate (with grouping sets too, above its Expand: plan lab, though the column
+        // is NULL in the sets without the key). A key computed upstream (an inner aggregate's
+        // value, a lookup's column) is written above as a value of this aggregate: read back.
+        let exprs: Vec<&Expr> = group_exprs
             .iter()
-            .any(|k| matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_)));
+            .filter(|e| {
+                !matches!(e, Expr::Function(f)
+                    if super::functions::GroupWindowKind::from_name(&f.name.to_string()).is_some())
+            })
+            .collect();
         let mut keys_out = Vec::new();
-        if with_sets {
-            let exprs: Vec<&Expr> = group_exprs.iter().collect();
-            for key in aggregate::keys_of_sets(self, input, &exprs)? {
-                let suffix = format!("]:{}", key.canonical());
-                for column in output.columns.iter() {
-                    if matches!(&column.expr, CExpr::Derived(t) if t.ends_with(&suffix)) {
-                        keys_out.push((column.expr.clone(), key.clone()));
-                    }
+        for key in aggregate::keys_of_sets(self, input, &exprs)? {
+            let suffix = format!("]:{}", key.canonical());
+            for column in output.columns.iter() {
+                if matches!(&column.expr, CExpr::Derived(t) if t.ends_with(&suffix)) {
+                    keys_out.push((column.expr.clone(), key.clone()));
                 }
             }
         }
@@ -725,10 +728,7 @@ impl<'a> Builder<'a> {
             .iter()
             .filter(|c| !keys_out.iter().any(|(above, _)| above == &c.expr))
             .filter(|c| match &c.expr {
-                // window_start and window_end are keys of a window TVF aggregate.
-                CExpr::Derived(text) => !text.split_once("]:").is_some_and(|(_, v)| {
-                    v.starts_with("WINDOW_START(") || v.starts_with("WINDOW_END(")
-                }),
+                CExpr::Derived(_) => true,
                 CExpr::Call { name, .. } => super::functions::window_property(name).is_some(),
                 _ => false,
             })

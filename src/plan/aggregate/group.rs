@@ -130,7 +130,7 @@ pub fn grouping_keys(
     Ok((keys, grouping))
 }
 
-/// Every key of a GROUP BY with grouping sets (of any set, or plain), each once.
+/// Every key of a GROUP BY (of any grouping set, or plain), each once.
 pub fn keys_of_sets(
     b: &mut Builder,
     input: &Relation,
