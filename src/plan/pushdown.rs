@@ -28,6 +28,12 @@ impl PlannedAggregate {
     }
 
     fn reads_only_keys(&self, term: &CExpr) -> bool {
+        // A group window's property (TUMBLE_START, ...) is computed by the aggregate, also
+        // where a HAVING reads it without selecting it (plan lab: the filter stays above).
+        if matches!(term, CExpr::Call { name, .. } if super::functions::window_property(name).is_some())
+        {
+            return false;
+        }
         !self.computed.contains(&term.canonical())
             && term.children().iter().all(|c| self.reads_only_keys(c))
     }
