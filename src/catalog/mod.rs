@@ -162,6 +162,9 @@ pub struct Catalog {
     pub skipped: Vec<(String, Skipped)>,
     /// The DROPs of declared names, each with the name resolved, in script order.
     pub modelled_drops: Vec<String>,
+    /// Catalog (not temporary) definitions a TEMPORARY table or view of the same name hides:
+    /// they are in force again once it is dropped.
+    shadowed: BTreeMap<String, Skipped>,
 }
 
 /// A definition Flink skips (`CREATE ... IF NOT EXISTS` of a declared name), kept to be compared.
@@ -259,6 +262,42 @@ impl Catalog {
     /// point, under a key of its own (`identity~N`, the Nth replaced): the name is free for a
     /// new definition. When `keep` (an ALTER TABLE changes the definition in place), a copy is
     /// kept, and only if a query may have read it.
+    /// Before a TEMPORARY table or view `identity` is created: a catalog definition in force
+    /// under that name is kept, to be restored when the temporary one is dropped.
+    fn shadow(&mut self, identity: &str, temporary: bool) {
+        if !temporary || !self.declares(identity) {
+            return;
+        }
+        let permanent = match (self.views.get(identity), self.tables.get(identity)) {
+            (Some(view), _) if !view.def.temporary => Some(Skipped::View(Box::new(view.clone()))),
+            (None, Some(table)) if !table.def.temporary => {
+                Some(Skipped::Table(Box::new(table.clone())))
+            }
+            _ => None,
+        };
+        if let Some(permanent) = permanent {
+            self.shadowed.insert(identity.to_string(), permanent);
+        }
+    }
+
+    /// `DROP TEMPORARY TABLE|VIEW identity` of a temporary definition hiding a catalog one: the
+    /// queries before read the temporary one, those after the catalog one again.
+    fn unshadow(&mut self, identity: &str) -> bool {
+        let Some(permanent) = self.shadowed.remove(identity) else {
+            return false;
+        };
+        self.replace(identity, false);
+        match permanent {
+            Skipped::View(view) => {
+                self.views.insert(identity.to_string(), *view);
+            }
+            Skipped::Table(table) => {
+                self.tables.insert(identity.to_string(), *table);
+            }
+        }
+        true
+    }
+
     fn replace(&mut self, identity: &str, keep: bool) {
         let until = self.dropped.remove(identity).unwrap_or(self.queries.len());
         let read = self
@@ -364,7 +403,9 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::CreateTable(def) => {
             // A second CREATE of a name (a TEMPORARY table over a catalog one) replaces it
             // from here on.
-            catalog.replace(&catalog.path.identity(&def.name.parts), false);
+            let identity = catalog.path.identity(&def.name.parts);
+            catalog.shadow(&identity, def.temporary);
+            catalog.replace(&identity, false);
             let (mut def, like_open) = with_like(file, catalog, *def)?;
             let query = def.query.take();
             let open = like_open || query.is_some();
@@ -400,6 +441,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
         StatementKind::CreateView(def) => {
             let identity = catalog.path.identity(&def.name.parts);
+            catalog.shadow(&identity, def.temporary);
             catalog.replace(&identity, false);
             catalog
                 .defined_after
@@ -488,6 +530,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 let text = crate::sql::canonical_text(file.slice(statement.span));
                 let words: Vec<&str> = text.split(' ').take(keywords).collect();
                 let resolved = format!("{} {identity}", words.join(" "));
+                let temporary = words
+                    .get(1)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("TEMPORARY"));
+                if temporary && catalog.unshadow(&identity) {
+                    catalog.modelled_drops.push(resolved);
+                    return Ok(());
+                }
                 let declared = if view {
                     catalog.views.contains_key(&identity)
                 } else {

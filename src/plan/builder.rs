@@ -461,6 +461,7 @@ impl<'a> Builder<'a> {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
             input.aggregate_below = None;
+            input.union_below.clear();
         }
         let subqueries = subquery::plan_all(
             self,
@@ -584,6 +585,12 @@ impl<'a> Builder<'a> {
                 &where_terms,
                 where_span,
             );
+            pushdown::push_down_unions(
+                &mut self.operators,
+                &mut input.union_below,
+                &where_terms,
+                where_span,
+            );
         }
         subquery::record_joins(self, subqueries, &input, select);
         if !opaque_joins.is_empty() {
@@ -646,11 +653,25 @@ impl<'a> Builder<'a> {
             if !distinct {
                 output.joins_below = input.joins_below.clone();
                 output.aggregate_below = input.aggregate_below.clone();
+                output.union_below = input.union_below.clone();
             }
             output
         };
         if distinct {
             output = aggregate::select_distinct(self, select, output)?;
+            // Every column is a key of the distinct aggregate: a WHERE above filters its input,
+            // and reaches the joins beneath when nothing else is computed in between.
+            output.aggregate_below = Some(pushdown::PlannedAggregate {
+                operator: self.operators.len().saturating_sub(1),
+                computed: Default::default(),
+                keys_out: Vec::new(),
+            });
+            output.joins_below = if aggregates || windowed {
+                Vec::new()
+            } else {
+                select_input.joins_below.clone()
+            };
+            output.union_below.clear();
         }
         self.last_select_input = Some(select_input);
         Ok(output)
@@ -666,19 +687,51 @@ impl<'a> Builder<'a> {
         mut joins: Vec<join_nulls::PlannedJoin>,
     ) -> Result<()> {
         let operator = self.operators.len().saturating_sub(1);
-        let is_group = self
-            .operators
-            .get(operator)
-            .is_some_and(|op| op.kind == OperatorKind::GroupAggregate);
-        let plain_keys = matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(keys, _)
-            if keys.iter().all(|k| !matches!(k, Expr::GroupingSets(_) | Expr::Cube(_) | Expr::Rollup(_))));
-        if !is_group || !plain_keys || select.distinct.is_some() {
+        // Flink pushes a filter on the keys beneath a window aggregate too (window_start and
+        // window_end are keys there; a group window's properties are computed).
+        let is_group = self.operators.get(operator).is_some_and(|op| {
+            matches!(
+                op.kind,
+                OperatorKind::GroupAggregate
+                    | OperatorKind::WindowAggregate
+                    | OperatorKind::GroupWindowAggregate
+            )
+        });
+        let sqlparser::ast::GroupByExpr::Expressions(group_exprs, _) = &select.group_by else {
             return Ok(());
+        };
+        if !is_group || select.distinct.is_some() {
+            return Ok(());
+        }
+        // A key's column above reads as the key beneath: Flink pushes a filter on it beneath
+        // the aggregate (with grouping sets too, above its Expand: plan lab, though the column
+        // is NULL in the sets without the key). A key computed upstream (an inner aggregate's
+        // value, a lookup's column) is written above as a value of this aggregate: read back.
+        let exprs: Vec<&Expr> = group_exprs
+            .iter()
+            .filter(|e| {
+                !matches!(e, Expr::Function(f)
+                    if super::functions::GroupWindowKind::from_name(&f.name.to_string()).is_some())
+            })
+            .collect();
+        let mut keys_out = Vec::new();
+        for key in aggregate::keys_of_sets(self, input, &exprs)? {
+            let suffix = format!("]:{}", key.canonical());
+            for column in output.columns.iter() {
+                if matches!(&column.expr, CExpr::Derived(t) if t.ends_with(&suffix)) {
+                    keys_out.push((column.expr.clone(), key.clone()));
+                }
+            }
         }
         let mut computed: std::collections::BTreeSet<String> = output
             .columns
             .iter()
-            .filter(|c| matches!(c.expr, CExpr::Derived(_)))
+            .filter(|c| !keys_out.iter().any(|(above, _)| above == &c.expr))
+            .filter(|c| match &c.expr {
+                CExpr::Derived(_) => true,
+                CExpr::Call { name, .. } => super::functions::window_property(name).is_some(),
+                _ => false,
+            })
             .map(|c| c.expr.canonical())
             .collect();
         computed.extend(
@@ -687,7 +740,11 @@ impl<'a> Builder<'a> {
                 .unwrap_or_default()
                 .aggregates,
         );
-        let planned = pushdown::PlannedAggregate { operator, computed };
+        let planned = pushdown::PlannedAggregate {
+            operator,
+            computed,
+            keys_out,
+        };
         if let Some(having) = &select.having {
             // Read as the aggregate reads it: its calls (DISTINCT, FILTER too) are computed.
             let mut conv = self.converter();

@@ -58,7 +58,8 @@ fn oriented(term: &CExpr) -> CExpr {
 
 /// What finishing a SELECT's joins gives its caller.
 pub struct Finished {
-    /// The regular joins planned, for a WHERE above to reach (outer-join simplification).
+    /// The regular and window joins planned, for a WHERE above to reach (outer-join
+    /// simplification, filters pushed into an input).
     pub planned: Vec<join_nulls::PlannedJoin>,
     /// The WHERE terms taken as join conditions (canonical).
     pub conditions: BTreeSet<String>,
@@ -117,7 +118,8 @@ pub fn finish(
     for join in pending {
         let open = join.left.has_open_tables() || join.right.has_open_tables();
         let span = join.condition_span;
-        if join.kind == OperatorKind::Join {
+        // A WHERE above reaches a window join as it does a regular one (plan lab).
+        if matches!(join.kind, OperatorKind::Join | OperatorKind::WindowJoin) {
             outer.push(join_nulls::PlannedJoin {
                 operator: b.operators.len(),
                 join_type: join.join_type,

@@ -1,6 +1,7 @@
 //! Conditions Flink's optimizer pushes beneath operators already planned: a WHERE of a query
 //! reading a subquery, CTE or view (or a HAVING) reaches the group aggregate beneath it when
-//! it reads only its keys (it filters the aggregate's input), and the joins beneath it.
+//! it reads only its keys (it filters the aggregate's input), and the joins beneath it; above a
+//! UNION ALL, it reaches those of every input (read as that input's columns).
 
 use super::expr::CExpr;
 use super::join_nulls::PlannedJoin;
@@ -14,10 +15,25 @@ use std::collections::BTreeSet;
 pub struct PlannedAggregate {
     pub operator: usize,
     pub computed: BTreeSet<String>,
+    /// Output columns that read as a key beneath (a key of every grouping set): (the column's
+    /// value above, the key).
+    pub keys_out: Vec<(CExpr, CExpr)>,
 }
 
 impl PlannedAggregate {
+    fn read(&self, term: &CExpr) -> CExpr {
+        self.keys_out
+            .iter()
+            .fold(term.clone(), |t, (above, key)| t.replaced(above, key))
+    }
+
     fn reads_only_keys(&self, term: &CExpr) -> bool {
+        // A group window's property (TUMBLE_START, ...) is computed by the aggregate, also
+        // where a HAVING reads it without selecting it (plan lab: the filter stays above).
+        if matches!(term, CExpr::Call { name, .. } if super::functions::window_property(name).is_some())
+        {
+            return false;
+        }
         !self.computed.contains(&term.canonical())
             && term.children().iter().all(|c| self.reads_only_keys(c))
     }
@@ -35,8 +51,8 @@ pub fn push_down(
     let reaching: Vec<CExpr> = match aggregate {
         Some(aggregate) => terms
             .iter()
+            .map(|t| aggregate.read(t))
             .filter(|t| aggregate.reads_only_keys(t))
-            .cloned()
             .collect(),
         None => terms.to_vec(),
     };
@@ -64,4 +80,41 @@ pub fn push_down(
         }
     }
     reaching
+}
+
+/// An input of a UNION ALL beneath, as a WHERE above the union reaches it: Flink pushes the
+/// WHERE into every input, each reading the union's columns as its own.
+#[derive(Debug, Clone)]
+pub struct UnionInputBelow {
+    /// (a union's column, the input's column at its position), the outermost union first.
+    pub columns: Vec<(CExpr, CExpr)>,
+    pub aggregate: Option<PlannedAggregate>,
+    pub joins: Vec<PlannedJoin>,
+}
+
+impl UnionInputBelow {
+    fn read(&self, term: &CExpr) -> CExpr {
+        self.columns
+            .iter()
+            .fold(term.clone(), |t, (union, input)| t.replaced(union, input))
+    }
+}
+
+/// Pushes the `terms` of a WHERE above a UNION ALL into each of its inputs.
+pub fn push_down_unions(
+    operators: &mut [Operator],
+    inputs: &mut [UnionInputBelow],
+    terms: &[CExpr],
+    span: ByteSpan,
+) {
+    for input in inputs {
+        let read: Vec<CExpr> = terms.iter().map(|t| input.read(t)).collect();
+        push_down(
+            operators,
+            input.aggregate.as_ref(),
+            &mut input.joins,
+            &read,
+            span,
+        );
+    }
 }

@@ -120,6 +120,8 @@ pub struct Relation {
     pub joins_below: Vec<super::join_nulls::PlannedJoin>,
     /// The group aggregate beneath whose keys a WHERE above still filters.
     pub aggregate_below: Option<super::pushdown::PlannedAggregate>,
+    /// The inputs of a UNION ALL beneath, which a WHERE above still reaches.
+    pub union_below: Vec<super::pushdown::UnionInputBelow>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
     /// The columns of `JOIN ... USING (c)`: what an unqualified `c` reads (not two columns).
@@ -237,6 +239,21 @@ impl Relation {
             ..Default::default()
         };
         out.base_tables.extend(right.base_tables);
+        let exprs = |r: &Columns| -> Vec<CExpr> { r.iter().map(|c| c.expr.clone()).collect() };
+        let mut inputs_below = [
+            (
+                exprs(&self.columns),
+                self.union_below,
+                self.aggregate_below,
+                self.joins_below,
+            ),
+            (
+                exprs(&right.columns),
+                std::mem::take(&mut right.union_below),
+                right.aggregate_below.take(),
+                std::mem::take(&mut right.joins_below),
+            ),
+        ];
         let mut right_columns = std::mem::take(&mut right.columns).into_iter();
         for l in self.columns {
             let r = right_columns.next();
@@ -260,6 +277,25 @@ impl Relation {
                 time,
                 span: l.span,
             });
+        }
+        for (columns, below, aggregate, joins) in &mut inputs_below {
+            if below.is_empty() && (aggregate.is_some() || !joins.is_empty()) {
+                below.push(super::pushdown::UnionInputBelow {
+                    columns: Vec::new(),
+                    aggregate: aggregate.take(),
+                    joins: std::mem::take(joins),
+                });
+            }
+            let layer: Vec<(CExpr, CExpr)> = out
+                .columns
+                .iter()
+                .zip(columns.iter())
+                .map(|(u, i)| (u.expr.clone(), i.clone()))
+                .collect();
+            for mut input in std::mem::take(below) {
+                input.columns.splice(0..0, layer.iter().cloned());
+                out.union_below.push(input);
+            }
         }
         let mut filters: Vec<CExpr> = self.filters.into_iter().chain(right.filters).collect();
         filters.sort();

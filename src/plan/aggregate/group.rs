@@ -130,6 +130,30 @@ pub fn grouping_keys(
     Ok((keys, grouping))
 }
 
+/// Every key of a GROUP BY (of any grouping set, or plain), each once.
+pub fn keys_of_sets(
+    b: &mut Builder,
+    input: &Relation,
+    group_exprs: &[&Expr],
+) -> Result<Vec<CExpr>> {
+    let mut out: Vec<CExpr> = Vec::new();
+    for expr in group_exprs {
+        let items: Vec<&Expr> = match expr {
+            Expr::Rollup(sets) | Expr::Cube(sets) | Expr::GroupingSets(sets) => {
+                sets.iter().flatten().collect()
+            }
+            other => vec![*other],
+        };
+        for item in items {
+            let key = b.converter().expr(input, item)?;
+            if !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A query the tool cannot describe in detail (GROUPING SETS, ROLLUP, CUBE): compared by its
 /// whole lineage: its grouping, SELECT list and HAVING, canonical, over its input's lineage.
 pub fn grouping_sets(
