@@ -97,6 +97,21 @@ fn collect_terms(op: &str, expr: CExpr, out: &mut Vec<CExpr>) {
     }
 }
 
+/// The terms of the already normalized chain `left op right`.
+fn chain_terms(op: &str, left: Box<CExpr>, right: Box<CExpr>) -> Vec<CExpr> {
+    let mut terms = Vec::new();
+    splice(
+        op,
+        CExpr::Binary {
+            op: op.to_string(),
+            left,
+            right,
+        },
+        &mut terms,
+    );
+    terms
+}
+
 /// Adds an already normalized term, splicing it when it is itself a chain of `op`.
 fn splice(op: &str, term: CExpr, out: &mut Vec<CExpr>) {
     let mut stack = vec![term];
@@ -491,16 +506,7 @@ pub fn as_condition(expr: CExpr) -> CExpr {
             }
         }
         CExpr::Binary { op, left, right } if is_junction(&op) => {
-            let mut terms = Vec::new();
-            splice(
-                &op,
-                CExpr::Binary {
-                    op: op.clone(),
-                    left,
-                    right,
-                },
-                &mut terms,
-            );
+            let terms = chain_terms(&op, left, right);
             junction(&op, terms.into_iter().map(as_condition).collect())
         }
         other => other,
@@ -513,16 +519,7 @@ fn negate(expr: CExpr) -> CExpr {
         CExpr::Unary { op, operand } if op == "NOT" => *operand,
         CExpr::Binary { op, left, right } if is_junction(&op) => {
             let other = if op == "AND" { "OR" } else { "AND" };
-            let mut terms = Vec::new();
-            splice(
-                &op,
-                CExpr::Binary {
-                    op: op.clone(),
-                    left,
-                    right,
-                },
-                &mut terms,
-            );
+            let terms = chain_terms(&op, left, right);
             junction(other, terms.into_iter().map(negate).collect())
         }
         CExpr::Binary { op, left, right } => match negated_comparison(&op) {
