@@ -244,7 +244,7 @@ impl Operator {
         left_out: impl Fn(&str) -> bool,
     ) {
         for (key, value) in self.facts.iter() {
-            names.add_str(key);
+            names.add(key);
             match value {
                 Value::Array(items) if lists.iter().any(|l| l.name() == key) => {
                     for item in items {
@@ -301,11 +301,11 @@ impl Operator {
 
 fn add_texts(names: &mut read_names::ReadNames, value: &Value) {
     match value {
-        Value::String(s) => names.add_str(s),
+        Value::String(s) => names.add(s),
         Value::Array(items) => items.iter().for_each(|item| add_texts(names, item)),
         Value::Object(map) => {
             for (key, value) in map {
-                names.add_str(key);
+                names.add(key);
                 add_texts(names, value);
             }
         }

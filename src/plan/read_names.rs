@@ -26,20 +26,16 @@ impl ReadNames {
     pub fn of_query(reads: &QueryReads) -> ReadNames {
         let mut read = ReadNames::default();
         for expr in &reads.exprs {
-            read.add(expr.canonical());
+            read.add(&expr.canonical());
         }
         for text in &reads.filter_texts {
-            read.add(text.to_string());
+            read.add(text);
         }
         read
     }
 
-    pub fn add(&mut self, text: String) {
-        self.add_tokens(&text);
-        self.texts.push(text);
-    }
-
-    pub fn add_str(&mut self, text: &str) {
+    /// Adds the names `text` reads (kept whole too when it is not one name, for `reads`).
+    pub fn add(&mut self, text: &str) {
         if text.is_empty() {
             return;
         }
@@ -54,12 +50,6 @@ impl ReadNames {
             if !token.is_empty() && !self.tokens.contains(token) {
                 self.tokens.insert(token.to_string());
             }
-        }
-    }
-
-    pub fn extend(&mut self, texts: impl IntoIterator<Item = String>) {
-        for text in texts {
-            self.add(text);
         }
     }
 
@@ -79,13 +69,40 @@ mod tests {
     #[test]
     fn a_name_is_read_as_a_whole() {
         let mut read = ReadNames::default();
-        read.add(r#"{"keys":["orders.status"],"aggregates":["SUM(orders.amount)"]}"#.into());
+        read.add(r#"{"keys":["orders.status"],"aggregates":["SUM(orders.amount)"]}"#);
         assert!(read.reads("orders.status"));
         assert!(read.reads("orders.amount"));
         assert!(!read.reads("orders.amoun"));
         assert!(!read.reads("status"));
-        read.add("UPPER(t#2.x) + 1".into());
+        read.add("UPPER(t#2.x) + 1");
         assert!(read.reads("t#2.x"));
         assert!(!read.reads("t#2.y"));
+    }
+
+    #[test]
+    fn an_operator_is_read_without_the_list_items_left_out() {
+        use crate::facts::ranking::DeduplicateFacts;
+        use crate::plan::{Operator, OperatorKind};
+        let mut op = Operator::new(
+            OperatorKind::Deduplicate,
+            "stream-exec-deduplicate",
+            crate::source::ByteSpan::default(),
+        );
+        op.put(&DeduplicateFacts {
+            partition_keys: vec!["UPPER(t.b)".into()],
+            value_fields: vec!["t.b".into(), "t.c".into(), "t.d".into()],
+            ..Default::default()
+        });
+        let mut read = ReadNames::default();
+        op.read_texts(&mut read, &[DeduplicateFacts::value_fields], |c| {
+            c == "t.b" || c == "t.c"
+        });
+        // `t.b` is left out of the list but still read by the key; `t.c` only by the list.
+        assert!(read.reads("t.b"));
+        assert!(!read.reads("t.c"));
+        assert!(read.reads("t.d"));
+        let mut all = ReadNames::default();
+        op.read_texts(&mut all, &[], |_| true);
+        assert!(all.reads("t.c"));
     }
 }
