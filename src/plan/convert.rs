@@ -324,8 +324,8 @@ impl<'a> Converter<'a> {
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
                 let value = self.lineage(rel, inner)?;
-                // Quotes around a field name of a composite type change nothing.
-                let target = data_type.to_string().replace('`', "");
+                // One spelling per type (`STRING` is `VARCHAR(2147483647)`).
+                let target = crate::sql::types::canonical_type(&data_type.to_string());
                 // A cast to the column's own declared type is the column (Flink drops it).
                 let same_type = self
                     .declared_type(&value)
@@ -335,7 +335,7 @@ impl<'a> Converter<'a> {
                 } else {
                     CExpr::Call {
                         name,
-                        args: vec![value, CExpr::Literal(target.to_uppercase())],
+                        args: vec![value, CExpr::Literal(target)],
                     }
                 }
             }
@@ -805,17 +805,9 @@ pub fn symmetric_bound(low: &Expr) -> Option<&Expr> {
     }
 }
 
-/// Whether two spellings name one type: case, spaces, `INTEGER` / `INT` and `STRING` /
-/// `VARCHAR(2147483647)` aside.
+/// Whether two spellings name one type (see [`crate::sql::types`]).
 fn same_type(a: &str, b: &str) -> bool {
-    let canonical = |t: &str| {
-        let t: String = t.split_whitespace().collect::<String>().to_uppercase();
-        match t.as_str() {
-            "INTEGER" => "INT".to_string(),
-            "STRING" => "VARCHAR(2147483647)".to_string(),
-            _ => t,
-        }
-    };
+    let canonical = crate::sql::types::canonical_type;
     canonical(a) == canonical(b)
 }
 

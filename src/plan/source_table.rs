@@ -259,7 +259,8 @@ fn changelog_mode(def: &crate::sql::TableDef) -> String {
 /// A column as declared, whitespace and keyword case aside: `b BIGINT`, `c AS a + 1`,
 /// `m TIMESTAMP(3) METADATA FROM 'timestamp' VIRTUAL`.
 fn column_text(column: &ColumnDef) -> String {
-    // Quotes around a field name of a composite type change nothing.
+    // Quotes around a field name of a composite type change nothing; the type is spelled as
+    // Flink spells it (`sql::types`), a field name keeps its case.
     let words = |s: &str| {
         s.replace('`', "")
             .split_whitespace()
@@ -268,7 +269,7 @@ fn column_text(column: &ColumnDef) -> String {
     };
     match &column.kind {
         ColumnKind::Physical { data_type } => {
-            format!("{} {}", column.name, words(data_type).to_uppercase())
+            format!("{} {}", column.name, words(data_type))
         }
         ColumnKind::Computed { expr } => format!(
             "{} AS {}",
@@ -280,11 +281,7 @@ fn column_text(column: &ColumnDef) -> String {
             key,
             is_virtual,
         } => {
-            let mut text = format!(
-                "{} {} METADATA",
-                column.name,
-                words(data_type).to_uppercase()
-            );
+            let mut text = format!("{} {} METADATA", column.name, words(data_type));
             if let Some(key) = key {
                 text.push_str(&format!(" FROM '{key}'"));
             }

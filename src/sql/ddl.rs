@@ -176,8 +176,8 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
     Ok(())
 }
 
-/// A column type, kept as text: Flink types (`ROW<a INT>`, `MAP<K, V>`, `TIMESTAMP_LTZ(3)`)
-/// need no modelling beyond equality.
+/// A column type, in Flink's one spelling of it (see [`super::types`]): Flink types (`ROW<a INT>`,
+/// `MAP<K, V>`, `TIMESTAMP_LTZ(3)`) need no modelling beyond equality.
 fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
     let mut text = String::new();
     let mut depth: i32 = 0;
@@ -217,13 +217,13 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
         {
             text.push(' ');
         }
-        text.push_str(&token.to_string().to_uppercase());
+        text.push_str(&token.to_string());
         parser.next_token();
     }
     if text.is_empty() {
         return parser.expected("a column type or AS", parser.peek_token());
     }
-    Ok(text)
+    Ok(super::types::canonical_type(&text))
 }
 
 fn not_enforced(parser: &mut Parser) -> Result<(), ParserError> {

@@ -9,6 +9,7 @@ pub mod parse;
 pub mod split;
 pub mod statement;
 pub mod statement_words;
+pub mod types;
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_SCRIPT_BYTES;
