@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{
-    AlterChange, ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy, Script, Statement,
-    StatementKind, TableDef, ViewDef,
+    AlterChange, AlterViewChange, ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy,
+    Script, Statement, StatementKind, TableDef, ViewDef,
 };
 use config::{Config, Origin};
 use names::NamePath;
@@ -522,6 +522,17 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             change,
             words,
         } => alter_table(catalog, &name, change, words, statement.span),
+        StatementKind::AlterView {
+            name,
+            change,
+            words,
+        } => alter_view(
+            catalog,
+            &name,
+            change,
+            words,
+            (statement.span, statement.hints),
+        ),
         StatementKind::Other { words } => {
             // A dropped table or view no longer exists for the statements after the DROP (a
             // `CREATE ... IF NOT EXISTS` defines it again); the queries before it read it.
@@ -681,6 +692,86 @@ fn alter_table(
             );
             table.altered = Some(words.clone());
             catalog.ignored.push((words, span));
+        }
+    }
+}
+
+/// `ALTER VIEW` as Flink applies it to a catalog view of the script: renamed (the queries after
+/// it read it by its new name), or given a new query (the queries after it read that one; its
+/// names resolve from the catalog and database current at the ALTER). Flink refuses it for a
+/// temporary view or a table: such an ALTER, or one of a view the script does not declare, is
+/// read past with a warning, as any statement the tool does not model.
+fn alter_view(
+    catalog: &mut Catalog,
+    name: &crate::sql::Name,
+    change: AlterViewChange,
+    words: String,
+    statement: (ByteSpan, Vec<String>),
+) {
+    let (span, hints) = statement;
+    let identity = catalog.path.identity(&name.parts);
+    let modelled = catalog.declares(&identity)
+        && catalog
+            .views
+            .get(&identity)
+            .is_some_and(|view| !view.def.temporary);
+    if !modelled {
+        catalog.notes.warn(
+            format!("statement `{words} ...` changes a view the script does not declare as a catalog view: it is not modelled and was ignored"),
+            Some(span),
+        );
+        catalog.ignored.push((words, span));
+        return;
+    }
+    match change {
+        AlterViewChange::RenameTo(new_name) => {
+            // The queries before the ALTER read the view by its old name.
+            catalog.replace(&identity, true);
+            let Some(mut view) = catalog.views.remove(&identity) else {
+                return;
+            };
+            // As for a table, Flink renames the view within its own database: only the new
+            // name's last part counts.
+            let mut parts = name.parts.clone();
+            if let (Some(last), Some(new_last)) = (parts.last_mut(), new_name.parts.last()) {
+                *last = new_last.clone();
+            }
+            let new_identity = catalog.path.identity(&parts);
+            if catalog.tables.contains_key(&new_identity)
+                || catalog.views.contains_key(&new_identity)
+            {
+                // A dropped definition of the new name: the queries before read it.
+                catalog.replace(&new_identity, false);
+            }
+            catalog
+                .defined_after
+                .insert(new_identity.clone(), catalog.queries.len());
+            view.def.name = new_name;
+            catalog.views.insert(new_identity, view);
+        }
+        AlterViewChange::As(query) => {
+            let Some(name) = catalog.views.get(&identity).map(|v| v.def.name.clone()) else {
+                return;
+            };
+            // The queries before the ALTER read the old query.
+            catalog.replace(&identity, false);
+            catalog
+                .defined_after
+                .insert(identity.clone(), catalog.queries.len());
+            let def = ViewDef {
+                name,
+                temporary: false,
+                if_not_exists: false,
+                columns: Vec::new(),
+                query,
+            };
+            let view = View {
+                def,
+                span,
+                hints,
+                path: catalog.path.clone(),
+            };
+            catalog.views.insert(identity, view);
         }
     }
 }

@@ -229,6 +229,19 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
                 words,
             }
         }
+        ["ALTER", "VIEW", ..] => {
+            let words = words.join(" ");
+            let (mut parser, view_lifted) = lifting_parser(&dialect, raw);
+            lifted = view_lifted;
+            match parse_alter_view(file, &mut parser).map_err(fail)? {
+                Some((name, change)) => StatementKind::AlterView {
+                    name,
+                    change,
+                    words,
+                },
+                None => StatementKind::Other { words },
+            }
+        }
         ["USE", "MODULES", ..] => StatementKind::Other {
             words: words.join(" "),
         },
@@ -266,6 +279,10 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
         StatementKind::Insert(insert) => Some(&mut insert.query),
         StatementKind::Query(query) => Some(query),
         StatementKind::CreateView(view) => Some(&mut view.query),
+        StatementKind::AlterView {
+            change: AlterViewChange::As(query),
+            ..
+        } => Some(query),
         _ => None,
     };
     if let Some(query) = query {
@@ -413,6 +430,35 @@ fn parse_alter_table(
         Ok(change)
     })?;
     Ok((name, modelled.unwrap_or(AlterChange::Other)))
+}
+
+/// `ALTER VIEW name RENAME TO new_name` or `ALTER VIEW name AS query`; None for another form
+/// (Flink has none: it is read past as a statement the tool does not model).
+fn parse_alter_view(
+    file: &SourceFile,
+    parser: &mut Parser,
+) -> Result<Option<(Name, AlterViewChange)>, ParserError> {
+    let head = parser.maybe_parse(|p| {
+        p.expect_keyword(Keyword::ALTER)?;
+        p.expect_keyword(Keyword::VIEW)?;
+        let name = name_of(file, &p.parse_object_name(false)?);
+        if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
+            let new_name = name_of(file, &p.parse_object_name(false)?);
+            expect_end(p)?;
+            return Ok((name, Some(new_name)));
+        }
+        p.expect_keyword(Keyword::AS)?;
+        Ok((name, None))
+    })?;
+    Ok(match head {
+        None => None,
+        Some((name, Some(new_name))) => Some((name, AlterViewChange::RenameTo(new_name))),
+        Some((name, None)) => {
+            let query = parser.parse_query()?;
+            expect_end(parser)?;
+            Some((name, AlterViewChange::As(query)))
+        }
+    })
 }
 
 fn parse_insert(file: &SourceFile, parser: &mut Parser) -> Result<Insert, ParserError> {

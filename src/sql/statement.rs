@@ -36,6 +36,14 @@ pub enum StatementKind {
         /// The leading words, for messages.
         words: String,
     },
+    /// `ALTER VIEW name RENAME TO new_name` or `ALTER VIEW name AS query` (the two forms Flink
+    /// has; any other is read past as `Other`).
+    AlterView {
+        name: Name,
+        change: AlterViewChange,
+        /// The leading words, for messages.
+        words: String,
+    },
     /// A statement the tool reads past without modelling it (DROP, SHOW, USE MODULES, ...).
     Other {
         words: String,
@@ -53,6 +61,15 @@ pub enum AlterChange {
     RenameTo(Name),
     /// Columns, watermark, constraints, distribution, ...: not modelled.
     Other,
+}
+
+/// What an `ALTER VIEW` does to the view, as Flink documents it.
+#[derive(Debug, Clone)]
+pub enum AlterViewChange {
+    /// `RENAME TO new_name`.
+    RenameTo(Name),
+    /// `AS query`: the view's new query (its columns are the query's own).
+    As(Box<Query>),
 }
 
 /// A name as written, without quotes; identifiers are case-sensitive as in Flink.
