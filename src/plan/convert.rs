@@ -326,9 +326,11 @@ impl<'a> Converter<'a> {
                 let value = self.lineage(rel, inner)?;
                 // One spelling per type (`STRING` is `VARCHAR(2147483647)`).
                 let target = crate::sql::types::canonical_type(&data_type.to_string());
-                // A cast to the column's own declared type is the column (Flink drops it).
+                // A cast to the column's own declared type is the column, a cast of a literal to
+                // its own type the literal (`CAST(100 AS INT)` is `100`): Flink drops both.
                 let same_type = self
                     .declared_type(&value)
+                    .or_else(|| literal_type(&value).map(str::to_string))
                     .is_some_and(|declared| same_type(&declared, &target));
                 if same_type && matches!(name.as_str(), "CAST" | "TRY_CAST") {
                     value
@@ -803,6 +805,23 @@ pub fn symmetric_bound(low: &Expr) -> Option<&Expr> {
         },
         _ => None,
     }
+}
+
+/// The type Flink gives a literal, where the tool knows it: an integer is `INT`, or `BIGINT`
+/// beyond INT's range; `TRUE` and `FALSE` are `BOOLEAN` (checked with Flink 2.3's planner).
+fn literal_type(value: &CExpr) -> Option<&'static str> {
+    let CExpr::Literal(text) = value else {
+        return None;
+    };
+    if text == "TRUE" || text == "FALSE" {
+        return Some("BOOLEAN");
+    }
+    let n: i64 = text.parse().ok()?;
+    Some(if i32::try_from(n).is_ok() {
+        "INT"
+    } else {
+        "BIGINT"
+    })
 }
 
 /// Whether two spellings name one type (see [`crate::sql::types`]).
