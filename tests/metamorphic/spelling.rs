@@ -685,17 +685,30 @@ pub fn reorder_columns(sql: &str) -> String {
             return statement.to_string();
         }
         let mut depth = 0;
+        // The angle brackets of a composite type (`MAP<STRING, INT>`, `ROW<a INT, b INT>`).
+        let mut angles = 0usize;
         let mut elements: Vec<String> = vec![String::new()];
         let mut close = None;
         for (i, (token, text)) in tokens.items.iter().enumerate().skip(open + 1) {
+            let after_type =
+                tokens
+                    .previous_significant(i)
+                    .is_some_and(|p| match &tokens.items[p].0 {
+                        Token::Word(w) => ["ARRAY", "MAP", "ROW", "MULTISET"]
+                            .contains(&w.value.to_uppercase().as_str()),
+                        _ => false,
+                    });
             match token {
+                Token::Lt if after_type || angles > 0 => angles += 1,
+                Token::Gt if angles > 0 => angles -= 1,
+                Token::ShiftRight if angles > 0 => angles = angles.saturating_sub(2),
                 Token::LParen => depth += 1,
                 Token::RParen if depth == 0 => {
                     close = Some(i);
                     break;
                 }
                 Token::RParen => depth -= 1,
-                Token::Comma if depth == 0 => {
+                Token::Comma if depth == 0 && angles == 0 => {
                     elements.push(String::new());
                     continue;
                 }
