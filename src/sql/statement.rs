@@ -142,7 +142,7 @@ pub struct ColumnDef {
     pub span: ByteSpan,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ColumnKind {
     Physical {
         data_type: String,
