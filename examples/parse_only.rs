@@ -4,8 +4,13 @@
 //! `cargo run --release --example parse_only -- OLD NEW`
 
 use flink_compat::check::on_planner_stack;
+use flink_compat::out_of_memory::ReportingAllocator;
 use flink_compat::source::SourceFile;
 use flink_compat::sql::parse_script;
+
+// The check's allocator: the baseline allocates as the check does.
+#[global_allocator]
+static ALLOCATOR: ReportingAllocator = ReportingAllocator;
 
 fn main() {
     let paths: Vec<String> = std::env::args().skip(1).collect();

@@ -164,10 +164,8 @@ impl SourceFile {
     /// span at its last argument, so `MAX(bytes)` would otherwise show as `MAX(bytes`.
     pub fn balanced(&self, span: ByteSpan) -> ByteSpan {
         let text = self.slice(span);
-        let mut open = text
-            .matches('(')
-            .count()
-            .saturating_sub(text.matches(')').count());
+        let count = |byte: u8| text.bytes().filter(|&b| b == byte).count();
+        let mut open = count(b'(').saturating_sub(count(b')'));
         let mut end = span.end;
         while open > 0 {
             let rest = self.text.get(end..).unwrap_or("");

@@ -179,7 +179,7 @@ fn skipped_by_name(plan: &Plan) -> std::collections::BTreeMap<&str, Vec<Option<S
 
 /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
 fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    use crate::plan::source_table::table_signature;
+    use crate::plan::source_table::same_signature;
     old.catalog
         .tables
         .iter()
@@ -188,7 +188,7 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
             new.catalog
                 .tables
                 .get(*name)
-                .is_none_or(|n| table_signature(n) != table_signature(t))
+                .is_none_or(|n| !same_signature(n, t))
         })
         .map(|(name, _)| name.clone())
         .collect()

@@ -41,7 +41,7 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
     let mut new_left: Vec<Option<&QueryPlan>> = new.queries.iter().map(Some).collect();
     let mut pairs: Vec<(Option<&QueryPlan>, Option<&QueryPlan>)> = Vec::new();
     let same_computation = |o: &QueryPlan, n: &QueryPlan| {
-        o.output == n.output && o.sources == n.sources && operator_kinds(o) == operator_kinds(n)
+        o.output == n.output && o.sources == n.sources && same_operator_kinds(o, n)
     };
     // By sink first, through an index: a deployment of thousands of INSERTs matches in linear
     // time. Several queries may write to one sink: those computing the same thing pair first.
@@ -130,6 +130,17 @@ pub fn operator_kinds(query: &QueryPlan) -> Vec<String> {
         .filter(|o| o.keeps_state())
         .map(operator_key)
         .collect()
+}
+
+/// Whether two queries have the same [`operator_kinds`], compared without writing them.
+pub fn same_operator_kinds(old: &QueryPlan, new: &QueryPlan) -> bool {
+    fn kinds(q: &QueryPlan) -> impl Iterator<Item = (OperatorKind, Option<String>)> + '_ {
+        q.operators
+            .iter()
+            .filter(|o| o.keeps_state())
+            .map(|o| (o.kind, o.flink_kind()))
+    }
+    kinds(old).eq(kinds(new))
 }
 
 /// Operators match in order within their kind.

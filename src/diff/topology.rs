@@ -4,7 +4,8 @@
 //! a query added or removed elsewhere in the job moves it; with ALWAYS the ids number the plan's
 //! nodes in the order the queries are translated, so only a change before it moves it.
 
-use super::{operator_kinds, QueryPair};
+use super::matching::same_operator_kinds;
+use super::QueryPair;
 use crate::plan::{Plan, QueryPlan};
 use std::collections::HashMap;
 
@@ -25,7 +26,7 @@ fn own_change(pair: &QueryPair) -> Option<String> {
         (Some(old), Some(new)) => {
             let what = if old.unions != new.unions {
                 "its UNION ALL inputs"
-            } else if operator_kinds(old) != operator_kinds(new) {
+            } else if !same_operator_kinds(old, new) {
                 "its stateful operators"
             } else if old.sources != new.sources {
                 "its source tables"

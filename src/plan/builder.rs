@@ -1329,7 +1329,7 @@ pub fn table_columns(
             .collect());
     }
     // Looked up once per column, not by a scan of the columns for each (wide tables).
-    let times: std::collections::HashMap<&str, Option<catalog::TimeKind>> = table
+    let times: foldhash::HashMap<&str, Option<catalog::TimeKind>> = table
         .def
         .columns
         .iter()
@@ -1369,7 +1369,7 @@ pub fn table_columns(
     // Only a table with an inlined column gets here, so only its reads are copied.
     let reads_before = conv.reads.columns.clone();
     // The first stored column of each name, looked up once per column (wide tables).
-    let mut by_name = std::collections::HashMap::new();
+    let mut by_name = foldhash::HashMap::default();
     for (at, c) in stored.iter().enumerate() {
         by_name.entry(c.name.as_str()).or_insert(at);
     }

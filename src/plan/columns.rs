@@ -7,8 +7,8 @@
 //! instead: that costs less than building its index.
 
 use super::scope::Column;
+use foldhash::HashMap;
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Relations of up to this many columns are scanned, not indexed.

@@ -1,7 +1,7 @@
 //! Canonical expressions: lineage over source columns, rendered the same way whatever the
 //! spelling of the SQL (aliases inlined, function names uppercased, intervals in milliseconds).
 
-use std::fmt::{self, Write};
+use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CExpr {
@@ -61,8 +61,13 @@ impl CExpr {
     /// The canonical text: equal texts mean equal computations.
     pub fn canonical(&self) -> String {
         let mut out = String::new();
-        self.write(&mut out, true);
+        self.write_canonical(&mut out);
         out
+    }
+
+    /// [`CExpr::canonical`], written at the end of `out`.
+    pub fn write_canonical(&self, out: &mut String) {
+        self.write(out, true);
     }
 
     /// The text shown to users: columns without their table when `qualify` is false.
@@ -178,13 +183,14 @@ impl CExpr {
         match self {
             CExpr::Column { table, column } => {
                 if qualify {
-                    let _ = write!(out, "{}.{}", ident(table), ident(column));
-                } else {
-                    out.push_str(&ident(column));
+                    write_ident(out, table);
+                    out.push('.');
                 }
+                write_ident(out, column);
             }
             CExpr::AllColumns { table } => {
-                let _ = write!(out, "{}.*", ident(table));
+                write_ident(out, table);
+                out.push_str(".*");
             }
             CExpr::Derived(text) | CExpr::Literal(text) => out.push_str(text),
             CExpr::Interval { millis, months } => out.push_str(&interval_text(*millis, *months)),
@@ -201,7 +207,9 @@ impl CExpr {
             }
             CExpr::Binary { op, left, right } => {
                 write_operand(left, out, qualify);
-                let _ = write!(out, " {op} ");
+                out.push(' ');
+                out.push_str(op);
+                out.push(' ');
                 write_operand(right, out, qualify);
             }
             CExpr::Unary { op, operand } => {
@@ -239,16 +247,29 @@ fn write_operand(expr: &CExpr, out: &mut String, qualify: bool) {
     }
 }
 
-fn ident(name: &str) -> String {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if plain {
-        name.to_string()
+/// An identifier as written in canonical text: as it is when it is a plain word, else quoted
+/// in backticks (a backtick in it doubled).
+fn write_ident(out: &mut String, name: &str) {
+    let plain = if name.is_ascii() {
+        let bytes = name.as_bytes();
+        bytes
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && bytes
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
     } else {
-        format!("`{}`", name.replace('`', "``"))
+        name.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if plain {
+        out.push_str(name);
+    } else {
+        out.push('`');
+        out.push_str(&name.replace('`', "``"));
+        out.push('`');
     }
 }
 

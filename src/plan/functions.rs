@@ -99,7 +99,26 @@ pub const DYNAMIC_FUNCTIONS: &[&str] = &[
 /// Whether Flink's planner folds a call of this function over constants into a constant: a
 /// built-in scalar function that is not dynamic.
 pub fn folds_to_constant(name: &str) -> bool {
-    is_builtin_scalar(name) && !DYNAMIC_FUNCTIONS.contains(&name.to_uppercase().as_str())
+    is_builtin_scalar(name) && !is_one_of(name, DYNAMIC_FUNCTIONS)
+}
+
+/// A name upper-cased as Flink compares function names (ASCII names, the usual ones, the
+/// cheap way).
+fn upper(name: &str) -> String {
+    if name.is_ascii() {
+        name.to_ascii_uppercase()
+    } else {
+        name.to_uppercase()
+    }
+}
+
+/// Whether `name`, upper-cased, is one of `names` (upper-case).
+fn is_one_of(name: &str, names: &[&str]) -> bool {
+    if name.is_ascii() {
+        names.iter().any(|n| n.eq_ignore_ascii_case(name))
+    } else {
+        names.contains(&name.to_uppercase().as_str())
+    }
 }
 
 /// Functions only valid with OVER (ranking and offset functions).
@@ -115,18 +134,15 @@ pub const WINDOW_ONLY_FUNCTIONS: &[&str] = &[
 ];
 
 pub fn is_builtin_aggregate(name: &str) -> bool {
-    let upper = name.to_uppercase();
-    BUILTIN_AGGREGATES.contains(&upper.as_str())
+    is_one_of(name, BUILTIN_AGGREGATES)
 }
 
 pub fn is_builtin_scalar(name: &str) -> bool {
-    let upper = name.to_uppercase();
-    BUILTIN_SCALAR_FUNCTIONS.contains(&upper.as_str())
+    is_one_of(name, BUILTIN_SCALAR_FUNCTIONS)
 }
 
 pub fn is_window_only(name: &str) -> bool {
-    let upper = name.to_uppercase();
-    WINDOW_ONLY_FUNCTIONS.contains(&upper.as_str())
+    is_one_of(name, WINDOW_ONLY_FUNCTIONS)
 }
 
 /// The legacy group window functions of `GROUP BY`.
@@ -139,7 +155,7 @@ pub enum GroupWindowKind {
 
 impl GroupWindowKind {
     pub fn from_name(name: &str) -> Option<GroupWindowKind> {
-        match name.to_uppercase().as_str() {
+        match upper(name).as_str() {
             "TUMBLE" => Some(GroupWindowKind::Tumble),
             "HOP" => Some(GroupWindowKind::Hop),
             "SESSION" => Some(GroupWindowKind::Session),
@@ -158,7 +174,7 @@ impl GroupWindowKind {
 
 /// `TUMBLE_START(...)` → (tumble, "start"): the window property functions.
 pub fn window_property(name: &str) -> Option<(GroupWindowKind, &'static str)> {
-    let upper = name.to_uppercase();
+    let upper = upper(name);
     let (kind, property) = upper.split_once('_')?;
     let kind = GroupWindowKind::from_name(kind)?;
     let property = match property {
@@ -174,7 +190,7 @@ pub fn window_property(name: &str) -> Option<(GroupWindowKind, &'static str)> {
 /// Functions whose first argument is a time unit keyword (`TIMESTAMPADD(HOUR, 1, ts)`).
 pub fn takes_time_unit(name: &str) -> bool {
     matches!(
-        name.to_uppercase().as_str(),
+        upper(name).as_str(),
         "TIMESTAMPADD" | "TIMESTAMPDIFF" | "TIMESTAMP_ADD" | "TIMESTAMP_DIFF"
     )
 }

@@ -8,8 +8,9 @@ use super::expr::CExpr;
 use super::join::collect_atoms;
 use super::scope::{looks_like_time, Column, Relation};
 use crate::catalog::TimeKind;
+use foldhash::HashMap;
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// The columns, tables without DDL and atoms of a chain's inputs, in join order, indexed.

@@ -4,7 +4,7 @@
 //! the texts are split once into their names instead.
 
 use super::prune::{names, QueryReads};
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 /// A character of a name, as `prune::names` reads it.
 fn part_of_name(c: char) -> bool {
@@ -25,8 +25,11 @@ impl ReadNames {
     /// The names the query reads above its stateful operators: its output and filters.
     pub fn of_query(reads: &QueryReads) -> ReadNames {
         let mut read = ReadNames::default();
+        let mut text = String::new();
         for expr in &reads.exprs {
-            read.add(&expr.canonical());
+            text.clear();
+            expr.write_canonical(&mut text);
+            read.add(&text);
         }
         for text in &reads.filter_texts {
             read.add(text);

@@ -4,8 +4,9 @@ pub use super::columns::Columns;
 use super::expr::CExpr;
 use crate::catalog::TimeKind;
 use crate::source::ByteSpan;
+use foldhash::HashSet;
 use sqlparser::ast::{Expr, Visit, Visitor};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 #[derive(Debug, Clone)]

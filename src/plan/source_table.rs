@@ -9,7 +9,8 @@ use crate::facts::operators::{ColumnDefinition, SourceFacts};
 use crate::source::ByteSpan;
 use crate::sql::{ColumnDef, ColumnKind};
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Formats whose records are changes (inserts, updates, deletes), not appends.
 const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "changelog"];
@@ -312,6 +313,28 @@ pub fn sink_options(table: &Table) -> String {
 /// Every column of a table as declared.
 pub fn columns_text(table: &Table) -> Vec<String> {
     table.def.columns.iter().map(column_text).collect()
+}
+
+/// Whether two tables have the same [`table_signature`], decided from the declarations
+/// themselves where they are written alike (the signature is a function of what is compared
+/// here), and from the signatures otherwise.
+pub fn same_signature(a: &Table, b: &Table) -> bool {
+    let (x, y) = (&a.def, &b.def);
+    let alike = x.columns.len() == y.columns.len()
+        && x.columns
+            .iter()
+            .zip(&y.columns)
+            .all(|(c, d)| c.name == d.name && c.kind == d.kind)
+        && match (&x.watermark, &y.watermark) {
+            (Some(w), Some(v)) => w.column == v.column && w.expr == v.expr,
+            (None, None) => true,
+            _ => false,
+        }
+        && x.partitioned_by == y.partitioned_by
+        && x.primary_key == y.primary_key
+        && x.options == y.options
+        && x.like == y.like;
+    alike || table_signature(a) == table_signature(b)
 }
 
 /// A table's whole declaration without its name, canonical: columns, watermark, primary key,

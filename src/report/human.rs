@@ -73,6 +73,7 @@ impl Style {
             .with_show_related_as_nested(true)
             .with_break_words(false)
             .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .with_word_separator(WRAP_AT)
     }
 
     pub fn verdict(self, verdict: Verdict, text: &str) -> String {
@@ -107,6 +108,10 @@ fn heading(out: &mut String, text: &str) {
     out.truncate(out.trim_end().len());
     let _ = writeln!(out, "\n\n{text}\n");
 }
+
+/// Where wrapped text may break: at spaces only. Unicode's line-break rules would also break
+/// after a hyphen or a slash inside an option key or a path, and cost far more to apply.
+const WRAP_AT: textwrap::WordSeparator = textwrap::WordSeparator::AsciiSpace;
 
 fn words(text: &str) -> String {
     text.replace('_', " ")
@@ -397,7 +402,8 @@ fn state_table(out: &mut String, report: &Report, width: usize) {
     if overridden {
         let options = textwrap::Options::new(width)
             .initial_indent("  ")
-            .subsequent_indent("  ");
+            .subsequent_indent("  ")
+            .word_separator(WRAP_AT);
         let text =
             "the job is incompatible: it cannot restore from the savepoint, so no state is reused";
         let _ = writeln!(out, "{}\n", textwrap::fill(text, options));
@@ -522,6 +528,7 @@ pub fn render(report: &Report, files: &[&SourceFile], style: Style) -> String {
                     let options = textwrap::Options::new(style.width)
                         .initial_indent("  ")
                         .subsequent_indent("      ")
+                        .word_separator(WRAP_AT)
                         .break_words(false);
                     let _ = writeln!(out, "{}", textwrap::fill(&line, options));
                 }

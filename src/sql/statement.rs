@@ -159,7 +159,7 @@ pub struct ColumnDef {
     pub span: ByteSpan,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ColumnKind {
     Physical {
         data_type: String,

@@ -75,7 +75,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     let mut window: Option<GroupWindow> = None;
     let mut keys: Vec<(CExpr, ByteSpan)> = Vec::new();
-    let mut seen_keys = std::collections::HashSet::new();
+    let mut seen_keys = foldhash::HashSet::default();
     let mut window_keys: Vec<(String, usize)> = Vec::new();
     let has_sets = group_exprs
         .iter()
