@@ -388,11 +388,27 @@ impl<'a> Converter<'a> {
                 negated,
                 expr: e,
                 pattern,
-                ..
+                escape_char: None,
+                any: false,
             } => CExpr::Binary {
                 op: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
                 left: Box::new(self.lineage(rel, e)?),
                 right: Box::new(self.lineage(rel, pattern)?),
+            },
+            // With an ESCAPE character the pattern reads otherwise: the escape is an operand.
+            Expr::Like {
+                negated,
+                expr: e,
+                pattern,
+                escape_char: Some(escape),
+                any: false,
+            } => CExpr::Call {
+                name: if *negated { "NOT LIKE" } else { "LIKE" }.into(),
+                args: vec![
+                    self.lineage(rel, e)?,
+                    self.lineage(rel, pattern)?,
+                    self.lineage(rel, escape)?,
+                ],
             },
             Expr::Substring {
                 expr: e,
@@ -657,11 +673,40 @@ impl<'a> Converter<'a> {
                     None => value,
                 });
             }
+            // The clauses inside the parentheses (`IGNORE NULLS`, `ORDER BY ...`, `SEPARATOR
+            // ...`, ...) are part of what the call computes: each is one more argument, as
+            // written (canonical text), so a changed clause is a changed call.
+            for clause in &list.clauses {
+                out.push(CExpr::Literal(crate::sql::canonical_text(
+                    &clause.to_string(),
+                )));
+            }
         } else if let FunctionArguments::Subquery(_) = &function.args {
             out.push(CExpr::Opaque {
                 text: function.args.to_string(),
                 args: vec![],
             });
+        }
+        // So are the parts written around them: `f(x) IGNORE NULLS`, `WITHIN GROUP (ORDER BY
+        // ...)`, parameters `f(p)(x)`.
+        if let Some(treatment) = &function.null_treatment {
+            out.push(CExpr::Literal(treatment.to_string().to_uppercase()));
+        }
+        if !function.within_group.is_empty() {
+            let order: Vec<String> = function
+                .within_group
+                .iter()
+                .map(|o| o.to_string())
+                .collect();
+            out.push(CExpr::Literal(crate::sql::canonical_text(&format!(
+                "WITHIN GROUP (ORDER BY {})",
+                order.join(", ")
+            ))));
+        }
+        if !matches!(function.parameters, FunctionArguments::None) {
+            out.push(CExpr::Literal(crate::sql::canonical_text(
+                &function.parameters.to_string(),
+            )));
         }
         Ok((out, distinct))
     }

@@ -7,9 +7,10 @@
 //! WHERE terms are join conditions (both sides) or filters pushed into one input.
 
 use super::builder::Builder;
+use super::convert::Reads as SourceReads;
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
-use super::scope::{looks_like_time, Column, Relation};
+use super::scope::{looks_like_time, Column, Relation, Resolved};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
 use crate::error::Result;
@@ -197,15 +198,19 @@ impl PendingJoin {
 fn using_columns(
     left: &Relation,
     right: &Relation,
-    names: &[sqlparser::ast::ObjectName],
+    names: &[String],
     join_type: &str,
+    reads: &mut SourceReads,
 ) -> Option<(Option<CExpr>, Vec<Column>)> {
     let mut condition: Option<CExpr> = None;
     let mut merged = Vec::new();
     for name in names {
-        let name = name.0.last()?.as_ident()?.value.clone();
+        let name = name.clone();
         let l = left.resolve(None, &name).into_column()?;
         let r = right.resolve(None, &name).into_column()?;
+        // The join reads both columns (its keys), though the query may name neither.
+        reads.record(&l);
+        reads.record(&r);
         let term = CExpr::Binary {
             op: "=".into(),
             left: Box::new(l.expr.clone()),
@@ -237,6 +242,24 @@ fn using_columns(
         });
     }
     Some((condition, merged))
+}
+
+/// The columns a NATURAL join joins on: every name both inputs have, in the left input's order
+/// (as Flink's validator expands it into USING). None when an input has a table without DDL
+/// (its columns are not known), so the join keeps the literal condition.
+fn natural_columns(left: &Relation, right: &Relation) -> Option<Vec<String>> {
+    if !left.open_tables.is_empty() || !right.open_tables.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for column in left.columns.iter() {
+        if !names.contains(&column.name)
+            && !matches!(right.resolve(None, &column.name), Resolved::Missing)
+        {
+            names.push(column.name.clone());
+        }
+    }
+    Some(names)
 }
 
 /// A join in FROM: a semi or anti join is compared as a whole; the others wait for their SELECT.
@@ -281,7 +304,13 @@ pub fn join(
     let mut input_filters = left.filters.clone();
     input_filters.extend(right.filters.iter().cloned());
     let using = match constraint {
-        Some(JoinConstraint::Using(names)) => using_columns(&left, &right, names, join_type),
+        Some(JoinConstraint::Using(names)) => names
+            .iter()
+            .map(|n| Some(n.0.last()?.as_ident()?.value.clone()))
+            .collect::<Option<Vec<String>>>()
+            .and_then(|names| using_columns(&left, &right, &names, join_type, &mut b.reads)),
+        Some(JoinConstraint::Natural) => natural_columns(&left, &right)
+            .and_then(|names| using_columns(&left, &right, &names, join_type, &mut b.reads)),
         _ => None,
     };
     let mut joined = left.beside(right);
@@ -304,6 +333,11 @@ pub fn join(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+        (None, Some(JoinConstraint::Natural)) if using.is_some() => {
+            let (condition, merged) = using.unwrap_or_default();
+            joined.using.extend(merged);
+            condition
+        }
         (None, Some(JoinConstraint::Natural)) => Some(CExpr::Literal("NATURAL".into())),
         _ => None,
     };

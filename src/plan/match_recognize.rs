@@ -167,6 +167,11 @@ pub fn build(
         .iter()
         .map(|s| format!("{} AS {}", s.symbol.value, text(&s.definition)))
         .collect();
+    // The operator keeps whole input rows (its MEASURES and DEFINE read pattern variables'
+    // columns by name, as text): every input column is read, so a change of its type counts.
+    for column in &input.columns {
+        b.reads.record(column);
+    }
     let mut input_schema: Vec<String> = input.columns.iter().map(|c| c.expr.canonical()).collect();
     input_schema.extend(input.open_tables.iter().map(|(_, t)| format!("{t}.*")));
 

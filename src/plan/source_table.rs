@@ -79,6 +79,12 @@ pub fn source_operators(
                         .collect::<BTreeSet<_>>()
                         .into_iter()
                         .collect();
+                    // The key is read too (the state is keyed by it), named by the query or not.
+                    for column in key {
+                        if !op.context.read.contains(column) {
+                            op.context.read.push(column.clone());
+                        }
+                    }
                     op.update(|facts: &mut SourceFacts| facts.normalized_read = Some(Some(read)));
                 }
             }
