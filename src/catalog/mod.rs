@@ -201,6 +201,12 @@ impl Catalog {
 }
 
 impl Catalog {
+    /// A statement the tool does not model: warned about at `span`, and listed as read past.
+    fn read_past(&mut self, warning: String, words: String, span: ByteSpan) {
+        self.notes.warn(warning, Some(span));
+        self.ignored.push((words, span));
+    }
+
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.get(&name.to_uppercase())
     }
@@ -560,14 +566,14 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 }
                 catalog.drops.push((statement.span, resolved));
             }
-            catalog.notes.warn(
+            catalog.read_past(
                 format!(
                     "statement `{}` is not modelled and was ignored",
                     as_written(file.slice(statement.span))
                 ),
-                Some(statement.span),
+                words,
+                statement.span,
             );
-            catalog.ignored.push((words, statement.span));
         }
     }
     Ok(())
@@ -655,11 +661,11 @@ fn alter_table(
         .get_mut(&identity)
         .filter(|_| !catalog.dropped.contains_key(&identity))
     else {
-        catalog.notes.warn(
+        catalog.read_past(
             format!("statement `{words} ...` changes a table the script does not declare: it is not modelled and was ignored"),
-            Some(span),
+            words,
+            span,
         );
-        catalog.ignored.push((words, span));
         return;
     };
     match change {
@@ -686,12 +692,12 @@ fn alter_table(
             }
         }
         AlterChange::Other => {
-            catalog.notes.warn(
-                format!("statement `{words} ...` changes table `{identity}` in a way the tool does not model: the queries reading it are compared as a whole"),
-                Some(span),
-            );
             table.altered = Some(words.clone());
-            catalog.ignored.push((words, span));
+            catalog.read_past(
+                format!("statement `{words} ...` changes table `{identity}` in a way the tool does not model: the queries reading it are compared as a whole"),
+                words,
+                span,
+            );
         }
     }
 }
@@ -716,11 +722,11 @@ fn alter_view(
             .get(&identity)
             .is_some_and(|view| !view.def.temporary);
     if !modelled {
-        catalog.notes.warn(
+        catalog.read_past(
             format!("statement `{words} ...` changes a view the script does not declare as a catalog view: it is not modelled and was ignored"),
-            Some(span),
+            words,
+            span,
         );
-        catalog.ignored.push((words, span));
         return;
     }
     match change {
