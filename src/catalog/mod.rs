@@ -539,6 +539,16 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             words,
             (statement.span, statement.hints),
         ),
+        StatementKind::Explain { .. } => {
+            // Flink prints the plan and submits no job: not a query of the job, not compared.
+            catalog.notes.warn(
+                format!(
+                    "statement `{}` submits no job (EXPLAIN prints a plan): it is not a query of the job and was not compared",
+                    as_written(file.slice(statement.span))
+                ),
+                Some(statement.span),
+            );
+        }
         StatementKind::Other { words } => {
             // A dropped table or view no longer exists for the statements after the DROP (a
             // `CREATE ... IF NOT EXISTS` defines it again); the queries before it read it.

@@ -132,10 +132,12 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         })?;
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
+            // Without FROM, the metadata key is the column's name (Flink's DDL): one meaning,
+            // one spelling.
             let key = if parser.parse_keyword(Keyword::FROM) {
-                Some(parser.parse_literal_string()?)
+                parser.parse_literal_string()?
             } else {
-                None
+                name.clone()
             };
             let is_virtual = word_is(parser, 0, "VIRTUAL");
             if is_virtual {

@@ -44,6 +44,13 @@ pub enum StatementKind {
         /// The leading words, for messages.
         words: String,
     },
+    /// `EXPLAIN [details] PLAN FOR <statement>`, `EXPLAIN <statement>` or `EXPLAIN STATEMENT
+    /// SET BEGIN ... END`: Flink prints a plan and submits no job, so what it explains is no
+    /// query of the job (it is reported, never compared).
+    Explain {
+        /// The statement as written, for messages.
+        words: String,
+    },
     /// A statement the tool reads past without modelling it (DROP, SHOW, USE MODULES, ...).
     Other {
         words: String,
@@ -169,7 +176,8 @@ pub enum ColumnKind {
     },
     Metadata {
         data_type: String,
-        key: Option<String>,
+        /// The metadata key: `FROM 'key'`, or the column's name when FROM is left out.
+        key: String,
         is_virtual: bool,
     },
 }
