@@ -443,8 +443,9 @@ fn parse_create_function(
     })
 }
 
-/// `ALTER TABLE [IF EXISTS] name` and the change: options set or reset and renames are read,
-/// any other change (columns, watermark, constraints, ...) is `Other`, read past.
+/// `ALTER TABLE [IF EXISTS] name` and the change: options set or reset, renames and schema
+/// changes (columns, watermark, primary key) are read; any other change (partitions,
+/// distribution, ...) is `Other`, read past.
 fn parse_alter_table(
     file: &SourceFile,
     parser: &mut Parser,
@@ -471,7 +472,7 @@ fn parse_alter_table(
         } else if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
             AlterChange::RenameTo(name_of(file, &p.parse_object_name(false)?))
         } else {
-            return p.expected("SET, RESET or RENAME TO", p.peek_token());
+            AlterChange::Schema(super::ddl::alter_schema(file, p, &name)?)
         };
         expect_end(p)?;
         Ok(change)
