@@ -800,7 +800,7 @@ fn schema_edit(def: &mut crate::sql::TableDef, edit: SchemaEdit) -> Result<(), S
             if position_of(def, &watermark.column).is_none() {
                 return Err(format!("no column `{}`", watermark.column));
             }
-            def.watermark = Some(watermark);
+            def.watermark = Some(*watermark);
         }
         SchemaEdit::PrimaryKey { columns, modify } => {
             if modify != def.primary_key.is_some() {

@@ -243,6 +243,8 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     };
     let hints = |q: Option<&QueryPlan>| q.map(|q| q.hints.clone()).unwrap_or_default();
     let (projection_changed, rows_changed, renamed_outputs) = output_facts(pair);
+    let (state_ttl_changed, state_ttl_old_min_millis, state_ttl_new_min_millis) =
+        hint_options::state_ttl(&hints(pair.old), &hints(pair.new));
     let whole = QueryPairFacts {
         changed_items: own_items,
         projection_changed,
@@ -254,6 +256,9 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         topology_changed_before: pair.topology_changed_before.clone(),
         moved_among_queries: pair.moved_among_queries,
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
+        state_ttl_changed,
+        state_ttl_old_min_millis,
+        state_ttl_new_min_millis,
     };
     QueryPairSides { old, new, whole }
 }

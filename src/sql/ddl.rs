@@ -270,7 +270,10 @@ fn component(
     };
     element(file, parser, &mut scratch)?;
     if let Some(def) = scratch.watermark {
-        return Ok(SchemaEdit::Watermark { def, modify });
+        return Ok(SchemaEdit::Watermark {
+            def: Box::new(def),
+            modify,
+        });
     }
     let Some(column) = scratch.columns.pop() else {
         return match scratch.primary_key {

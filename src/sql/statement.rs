@@ -83,7 +83,10 @@ pub enum SchemaEdit {
         position: ColumnPosition,
     },
     /// `ADD WATERMARK ...` or `MODIFY WATERMARK ...`.
-    Watermark { def: WatermarkDef, modify: bool },
+    Watermark {
+        def: Box<WatermarkDef>,
+        modify: bool,
+    },
     /// `ADD [CONSTRAINT c] PRIMARY KEY (...) NOT ENFORCED`, or `MODIFY` of it.
     PrimaryKey { columns: Vec<String>, modify: bool },
     /// `DROP col` or `DROP (col, ...)`.
