@@ -75,6 +75,11 @@ fn is_connector_table(text: &str) -> bool {
     text.lines().any(|l| l.starts_with("connector:"))
 }
 
+/// The table of configuration keys (`rules/config/keys.yaml`): data, not a rule file.
+fn is_config_table(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("config_keys:"))
+}
+
 /// `&[(path, JSON), ...]` of the built-in files `keep` selects, read as `T`: a file that does not
 /// read is left out (it is loaded from its YAML, with located errors).
 fn as_json<T: serde::de::DeserializeOwned + serde::Serialize>(
@@ -102,7 +107,7 @@ fn as_json<T: serde::de::DeserializeOwned + serde::Serialize>(
 /// into the rule-file model.
 fn precompiled(root: &Path) -> String {
     as_json::<model::RuleFile>(root, |relative, text| {
-        !relative.ends_with("/profile.yaml") && !is_connector_table(text)
+        !relative.ends_with("/profile.yaml") && !is_connector_table(text) && !is_config_table(text)
     })
 }
 

@@ -60,7 +60,9 @@ fn every_rule_file_follows_the_rule_file_schema() {
         })
         .map(|entry| entry.expect("entry").path())
         .filter(|path| path.file_name().is_some_and(|n| n != "profile.yaml"))
-        .filter(|path| !path.starts_with("rules/connectors"));
+        .filter(|path| !path.starts_with("rules/connectors"))
+        // The configuration key table (checked by its unit test in src/catalog/config.rs).
+        .filter(|path| !path.starts_with("rules/config"));
     for path in files {
         let text = std::fs::read_to_string(&path).expect("readable");
         let value: Value = serde_saphyr::from_str(&text).expect("YAML");

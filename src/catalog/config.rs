@@ -16,66 +16,86 @@ pub struct Config {
     values: BTreeMap<String, (String, Origin)>,
 }
 
-/// Keys the tool knows, with their defaults where they matter to state compatibility.
-pub const KNOWN_KEYS: &[(&str, Option<&str>)] = &[
-    ("table.exec.emit.early-fire.enabled", Some("false")),
-    ("table.exec.emit.early-fire.delay", None),
-    ("table.exec.emit.late-fire.enabled", Some("false")),
-    ("table.exec.emit.late-fire.delay", None),
-    ("table.exec.emit.allow-lateness", None),
-    (
-        "table.optimizer.state-compatibility.ignore-filter",
-        Some("false"),
-    ),
-    (
-        "table.optimizer.state-compatibility.ignore-sink",
-        Some("true"),
-    ),
-    (
-        "table.optimizer.non-deterministic-update.strategy",
-        Some("IGNORE"),
-    ),
-    ("table.optimizer.distinct-agg.split.enabled", Some("false")),
-    ("table.optimizer.distinct-agg.split.bucket-num", None),
-    ("table.optimizer.agg-phase-strategy", Some("AUTO")),
-    ("table.optimizer.incremental-agg-enabled", None),
-    ("table.exec.mini-batch.enabled", Some("false")),
-    ("table.exec.mini-batch.allow-latency", None),
-    ("table.exec.mini-batch.size", None),
-    ("table.exec.state.ttl", None),
-    ("table.exec.source.idle-timeout", None),
-    ("table.exec.sink.not-null-enforcer", None),
-    ("table.exec.sink.upsert-materialize", None),
-    ("table.exec.async-lookup.buffer-capacity", None),
-    ("table.exec.async-lookup.timeout", None),
-    ("table.exec.resource.default-parallelism", None),
-    ("table.local-time-zone", None),
-    ("table.dynamic-table-options.enabled", None),
-    (
-        "table.exec.deduplicate.insert-update-after-sensitive-enabled",
-        None,
-    ),
-    (
-        "table.exec.deduplicate.mini-batch.compact-changes-enabled",
-        None,
-    ),
-    ("table.optimizer.reuse-sub-plan-enabled", None),
-    ("table.optimizer.reuse-source-enabled", None),
-    ("table.exec.uid.generation", Some("PLAN_ONLY")),
-    ("table.exec.uid.format", None),
-    ("execution.state-recovery.path", None),
-    (
-        "execution.state-recovery.ignore-unclaimed-state",
-        Some("false"),
-    ),
-    ("execution.savepoint.ignore-unclaimed-state", Some("false")),
-    ("engine.version", None),
-    ("pipeline.name", None),
-    ("parallelism.default", None),
-    ("execution.checkpointing.interval", None),
-    ("execution.runtime-mode", None),
-    ("state.backend.type", None),
-];
+/// Where the table of known keys is (built in): `rules/config/keys.yaml`.
+pub const KEYS_FILE: &str = "rules/config/keys.yaml";
+
+/// The table of known keys as written (see `rules/config/keys.yaml`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeysFile {
+    config_keys: Vec<KeyDef>,
+}
+
+/// One key the tool knows: how its value is read, and its default where it matters to state.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyDef {
+    pub key: String,
+    #[serde(rename = "type")]
+    pub kind: ValueKind,
+    #[serde(default)]
+    pub default: Option<String>,
+}
+
+/// How a configuration value is read, so that two spellings of one value compare equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueKind {
+    Boolean,
+    Duration,
+    Enum,
+    Integer,
+    String,
+}
+
+/// Whether a YAML file is the table of configuration keys rather than a rule file.
+pub fn is_config_file(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("config_keys:"))
+}
+
+/// The known keys, from the built-in table (empty if it does not read: a unit test checks it
+/// does).
+pub fn known_keys() -> &'static [KeyDef] {
+    static KEYS: std::sync::OnceLock<Vec<KeyDef>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        crate::yaml::BUILTIN
+            .iter()
+            .find(|(path, _)| *path == KEYS_FILE)
+            .and_then(|(path, text)| {
+                crate::yaml::parse_yaml::<KeysFile>(
+                    &crate::source::SourceFile::new(*path, *text),
+                    "configuration keys",
+                )
+                .ok()
+            })
+            .map(|file| file.config_keys)
+            .unwrap_or_default()
+    })
+}
+
+fn key_def(key: &str) -> Option<&'static KeyDef> {
+    known_keys().iter().find(|k| k.key == key)
+}
+
+/// A value as its key's type reads it: one text per meaning (`0 ms`, `0` and `0 s` are `0 ms`;
+/// `FALSE` is `false`). A value that does not read as its type is kept as written, trimmed.
+pub fn canonical_value(key: &str, value: &str) -> String {
+    let trimmed = value.trim();
+    let Some(def) = key_def(key) else {
+        return trimmed.to_string();
+    };
+    match def.kind {
+        ValueKind::Boolean if trimmed.eq_ignore_ascii_case("true") => "true".into(),
+        ValueKind::Boolean if trimmed.eq_ignore_ascii_case("false") => "false".into(),
+        ValueKind::Duration => super::duration::millis(trimmed)
+            .map_or_else(|| trimmed.to_string(), |ms| format!("{ms} ms")),
+        ValueKind::Enum => trimmed.to_uppercase(),
+        ValueKind::Integer => trimmed
+            .parse::<i64>()
+            .map_or_else(|_| trimmed.to_string(), |n| n.to_string()),
+        _ => trimmed.to_string(),
+    }
+}
 
 impl Config {
     pub fn set(&mut self, key: &str, value: &str, origin: Origin) {
@@ -94,12 +114,10 @@ impl Config {
 
     /// The value in force, or the known default.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(|(v, _)| v.as_str()).or_else(|| {
-            KNOWN_KEYS
-                .iter()
-                .find(|(k, _)| *k == key)
-                .and_then(|(_, d)| *d)
-        })
+        self.values
+            .get(key)
+            .map(|(v, _)| v.as_str())
+            .or_else(|| key_def(key).and_then(|k| k.default.as_deref()))
     }
 
     pub fn is_true(&self, key: &str) -> bool {
@@ -120,12 +138,12 @@ impl Config {
 
 /// The known key a mistyped key most likely means, if any.
 pub fn likely_typo(key: &str) -> Option<&'static str> {
-    if KNOWN_KEYS.iter().any(|(k, _)| *k == key) {
+    if is_known(key) {
         return None;
     }
-    KNOWN_KEYS
+    known_keys()
         .iter()
-        .map(|(k, _)| (*k, edit_distance(key, k)))
+        .map(|k| (k.key.as_str(), edit_distance(key, &k.key)))
         .filter(|(k, d)| *d <= 3.max(k.len() / 12))
         .min_by_key(|(_, d)| *d)
         .map(|(k, _)| k)
@@ -162,11 +180,46 @@ mod tests {
         assert_eq!(likely_typo("table.exec.emit.late-fire.delay"), None);
         assert_eq!(likely_typo("my.own.key"), None);
     }
+
+    #[test]
+    fn the_builtin_key_table_reads() {
+        assert!(known_keys().len() >= 30, "rules/config/keys.yaml reads");
+        assert_eq!(
+            Config::default().get("table.exec.state.ttl"),
+            Some("0 ms"),
+            "Flink's default"
+        );
+    }
+
+    #[test]
+    fn a_default_however_spelled_is_no_change() {
+        let old = Config::default();
+        for ttl in ["0 ms", "0", "0 s", " 0 min "] {
+            let mut new = Config::default();
+            new.set("table.exec.state.ttl", ttl, Origin::CommandLine);
+            assert!(changed_keys(&old, &new).is_empty(), "{ttl}");
+        }
+        let mut new = Config::default();
+        new.set("table.exec.state.ttl", "1 h", Origin::CommandLine);
+        assert_eq!(changed_keys(&old, &new), vec!["table.exec.state.ttl"]);
+        new.set(
+            "table.exec.mini-batch.enabled",
+            "FALSE",
+            Origin::CommandLine,
+        );
+        new.set("table.exec.state.ttl", "0", Origin::CommandLine);
+        assert!(changed_keys(&old, &new).is_empty(), "FALSE is false");
+        new.set("table.exec.mini-batch.enabled", "TRUE", Origin::CommandLine);
+        assert_eq!(
+            changed_keys(&old, &new),
+            vec!["table.exec.mini-batch.enabled"]
+        );
+    }
 }
 
 /// Whether the tool knows the key (a key of Flink it has a default or a meaning for).
 pub fn is_known(key: &str) -> bool {
-    KNOWN_KEYS.iter().any(|(k, _)| *k == key)
+    key_def(key).is_some()
 }
 
 /// One configuration key whose value in force differs between two jobs.
@@ -185,8 +238,14 @@ pub fn changes(old: &Config, new: &Config) -> Vec<KeyChange> {
     let mut keys: Vec<&String> = old.values.keys().chain(new.values.keys()).collect();
     keys.sort();
     keys.dedup();
+    // Values compare as the key's type reads them: a SET of the default, however spelled, is
+    // no change.
+    let read = |config: &Config, k: &str| {
+        let known = likely_typo(k).unwrap_or(k);
+        config.get(k).map(|v| canonical_value(known, v))
+    };
     keys.into_iter()
-        .filter(|k| old.get(k) != new.get(k))
+        .filter(|k| read(old, k) != read(new, k))
         .map(|k| KeyChange {
             // A mistyped key is read as the key it evidently means (the script gets a warning).
             key: likely_typo(k).unwrap_or(k).to_string(),

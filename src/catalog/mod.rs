@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{
-    AlterChange, AlterViewChange, ColumnKind, FunctionDef, Language, LikeFeature, LikeStrategy,
-    Script, Statement, StatementKind, TableDef, ViewDef,
+    AlterChange, AlterViewChange, ColumnKind, ColumnPosition, FunctionDef, Language, LikeFeature,
+    LikeStrategy, SchemaEdit, Script, Statement, StatementKind, TableDef, ViewDef,
 };
 use config::{Config, Origin};
 use names::NamePath;
@@ -539,6 +539,16 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             words,
             (statement.span, statement.hints),
         ),
+        StatementKind::Explain { .. } => {
+            // Flink prints the plan and submits no job: not a query of the job, not compared.
+            catalog.notes.warn(
+                format!(
+                    "statement `{}` submits no job (EXPLAIN prints a plan): it is not a query of the job and was not compared",
+                    as_written(file.slice(statement.span))
+                ),
+                Some(statement.span),
+            );
+        }
         StatementKind::Other { words } => {
             // A dropped table or view no longer exists for the statements after the DROP (a
             // `CREATE ... IF NOT EXISTS` defines it again); the queries before it read it.
@@ -691,6 +701,30 @@ fn alter_table(
                 catalog.tables.insert(new_identity, table);
             }
         }
+        AlterChange::Schema(edits) => {
+            // Applied as Flink applies them, all or nothing: the queries after the ALTER read
+            // the table as if declared so. A change Flink refuses (a column that does not
+            // exist, a second watermark, a column others refer to) is not modelled.
+            let mut def = table.def.clone();
+            let applied = if def.temporary {
+                Err("Flink refuses ALTER TABLE of a temporary table".to_string())
+            } else {
+                edits
+                    .into_iter()
+                    .try_for_each(|edit| schema_edit(&mut def, edit))
+            };
+            match applied {
+                Ok(()) => table.def = def,
+                Err(why) => {
+                    table.altered = Some(words.clone());
+                    catalog.read_past(
+                        format!("statement `{words} ...` changes table `{identity}` in a way the tool does not model ({why}): the queries reading it are compared as a whole"),
+                        words,
+                        span,
+                    );
+                }
+            }
+        }
         AlterChange::Other => {
             table.altered = Some(words.clone());
             catalog.read_past(
@@ -700,6 +734,122 @@ fn alter_table(
             );
         }
     }
+}
+
+/// One schema change of `ALTER TABLE`, as Flink's `AlterSchemaConverter` applies it; `Err` (why)
+/// where Flink refuses it or the tool cannot tell the result.
+fn schema_edit(def: &mut crate::sql::TableDef, edit: SchemaEdit) -> Result<(), String> {
+    let position_of =
+        |def: &crate::sql::TableDef, name: &str| def.columns.iter().position(|c| c.name == name);
+    // Whether another part of the declaration refers to the column (Flink refuses to drop or
+    // rename it): a computed column, the watermark, the primary key.
+    let referred = |def: &crate::sql::TableDef, name: &str| {
+        let mentions = |text: String| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == name)
+        };
+        def.columns.iter().any(|c| match &c.kind {
+            ColumnKind::Computed { expr } => c.name != name && mentions(expr.to_string()),
+            _ => false,
+        }) || def
+            .watermark
+            .as_ref()
+            .is_some_and(|w| w.column == name || mentions(w.expr.to_string()))
+            || def
+                .primary_key
+                .as_ref()
+                .is_some_and(|k| k.iter().any(|c| c == name))
+    };
+    match edit {
+        SchemaEdit::Column {
+            column,
+            modify,
+            position,
+        } => {
+            let existing = position_of(def, &column.name);
+            let at = match (modify, existing) {
+                (false, Some(_)) => return Err(format!("column `{}` exists", column.name)),
+                (true, None) => return Err(format!("no column `{}`", column.name)),
+                (false, None) => def.columns.len(),
+                (true, Some(at)) => {
+                    def.columns.remove(at);
+                    at
+                }
+            };
+            let at = match position {
+                ColumnPosition::Unsaid => at,
+                ColumnPosition::First => 0,
+                ColumnPosition::After(after) => match position_of(def, &after) {
+                    Some(i) => i + 1,
+                    None => return Err(format!("no column `{after}`")),
+                },
+            };
+            def.columns.insert(at, column);
+        }
+        SchemaEdit::Watermark {
+            def: watermark,
+            modify,
+        } => {
+            if modify != def.watermark.is_some() {
+                return Err(if modify {
+                    "no watermark to modify".into()
+                } else {
+                    "the table has a watermark already".into()
+                });
+            }
+            if position_of(def, &watermark.column).is_none() {
+                return Err(format!("no column `{}`", watermark.column));
+            }
+            def.watermark = Some(*watermark);
+        }
+        SchemaEdit::PrimaryKey { columns, modify } => {
+            if modify != def.primary_key.is_some() {
+                return Err(if modify {
+                    "no primary key to modify".into()
+                } else {
+                    "the table has a primary key already".into()
+                });
+            }
+            if let Some(missing) = columns.iter().find(|c| position_of(def, c).is_none()) {
+                return Err(format!("no column `{missing}`"));
+            }
+            def.primary_key = Some(columns);
+        }
+        SchemaEdit::DropColumns(names) => {
+            for name in &names {
+                if position_of(def, name).is_none() {
+                    return Err(format!("no column `{name}`"));
+                }
+                if referred(def, name) {
+                    return Err(format!("column `{name}` is referred to"));
+                }
+            }
+            def.columns.retain(|c| !names.contains(&c.name));
+        }
+        SchemaEdit::DropWatermark => {
+            if def.watermark.take().is_none() {
+                return Err("no watermark to drop".into());
+            }
+        }
+        SchemaEdit::DropPrimaryKey => {
+            if def.primary_key.take().is_none() {
+                return Err("no primary key to drop".into());
+            }
+        }
+        SchemaEdit::RenameColumn { from, to } => {
+            let Some(at) = position_of(def, &from) else {
+                return Err(format!("no column `{from}`"));
+            };
+            if position_of(def, &to).is_some() {
+                return Err(format!("column `{to}` exists"));
+            }
+            if referred(def, &from) {
+                return Err(format!("column `{from}` is referred to"));
+            }
+            def.columns[at].name = to;
+        }
+    }
+    Ok(())
 }
 
 /// `ALTER VIEW` as Flink applies it to a catalog view of the script: renamed (the queries after

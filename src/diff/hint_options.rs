@@ -15,6 +15,65 @@ pub fn changed(old: &[String], new: &[String]) -> Vec<String> {
     out
 }
 
+/// The STATE_TTL hints of the two sides that differ: the `STATE_TTL.table` options they name
+/// (sorted, as in [`changed`]), and for each side the smallest time-to-live in milliseconds its
+/// STATE_TTL hints give those tables (0 when one of them has none on that side, or a value that
+/// is not a Flink duration; 0 when no STATE_TTL hint differs).
+pub fn state_ttl(old: &[String], new: &[String]) -> (Vec<String>, u64, u64) {
+    let is_ttl = |h: &&String| {
+        h.split_once('(')
+            .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("STATE_TTL"))
+    };
+    let mut tables: Vec<String> = old
+        .iter()
+        .filter(|h| !new.contains(h))
+        .chain(new.iter().filter(|h| !old.contains(h)))
+        .filter(is_ttl)
+        .flat_map(|h| arguments(h))
+        .map(|(table, _)| table)
+        .collect();
+    tables.sort();
+    tables.dedup();
+    let smallest = |side: &[String]| -> u64 {
+        let given: Vec<(String, String)> = side
+            .iter()
+            .filter(is_ttl)
+            .flat_map(|h| arguments(h))
+            .collect();
+        tables
+            .iter()
+            .map(|table| {
+                given
+                    .iter()
+                    .find(|(t, _)| t == table)
+                    .and_then(|(_, v)| crate::catalog::duration::millis(v))
+                    .unwrap_or(0)
+            })
+            .min()
+            .unwrap_or(0)
+    };
+    let (old_min, new_min) = (smallest(old), smallest(new));
+    let names = tables.iter().map(|t| format!("STATE_TTL.{t}")).collect();
+    (names, old_min, new_min)
+}
+
+/// The `'key' = 'value'` arguments of a hint, unquoted.
+fn arguments(hint: &str) -> Vec<(String, String)> {
+    let Some((_, args)) = hint.split_once('(') else {
+        return Vec::new();
+    };
+    let args = args.trim_end().strip_suffix(')').unwrap_or(args);
+    let unquote = |t: &str| {
+        t.trim()
+            .trim_matches(|c| c == '\'' || c == '"' || c == '`')
+            .to_string()
+    };
+    split_top(args)
+        .iter()
+        .filter_map(|arg| arg.split_once('=').map(|(k, v)| (unquote(k), unquote(v))))
+        .collect()
+}
+
 /// `LOOKUP('table'='dim', 'max-attempts'='3')` -> [`LOOKUP.table`, `LOOKUP.max-attempts`].
 fn options(hint: &str) -> Vec<String> {
     let (name, args) = match hint.split_once('(') {
@@ -75,5 +134,24 @@ mod tests {
         );
         assert_eq!(changed(&["BROADCAST(d)".into()], &[]), ["BROADCAST.d"]);
         assert!(changed(&["X('a'='1')".into()], &["X('a'='1')".into()]).is_empty());
+    }
+
+    #[test]
+    fn state_ttl_hints_give_their_smallest_changed_ttl() {
+        let old = vec!["STATE_TTL('o' = '1d', 'u' = '2h')".to_string()];
+        let new = vec!["STATE_TTL('o' = '7d', 'u' = '2h')".to_string()];
+        assert_eq!(
+            state_ttl(&old, &new),
+            (
+                vec!["STATE_TTL.o".to_string(), "STATE_TTL.u".to_string()],
+                7_200_000,
+                7_200_000
+            )
+        );
+        let removed = state_ttl(&old, &[]);
+        assert_eq!(removed.2, 0, "no hint on the new side");
+        assert_eq!(state_ttl(&old, &old), (Vec::new(), 0, 0));
+        let odd = vec!["STATE_TTL('o' = 'soon')".to_string()];
+        assert_eq!(state_ttl(&old, &odd).2, 0, "not a duration");
     }
 }

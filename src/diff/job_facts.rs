@@ -3,7 +3,7 @@
 
 use super::item_facts;
 use super::matching::QueryPair;
-use super::pair_facts::changed_items;
+use super::pair_facts::{keyed_changed_items, ClauseKey};
 use crate::catalog::config::KeyChange;
 use crate::facts::job::ConfigFacts;
 use crate::plan::Plan;
@@ -41,18 +41,31 @@ impl<'a> Job<'a> {
     /// The job of these query pairs, with the items changed across all of them.
     pub fn of_pairs(old: &'a Plan, new: &'a Plan, pairs: &[QueryPair]) -> Job<'a> {
         let mut job = Job::new(old, new);
-        job.deployment_items = pairs
-            .iter()
-            .flat_map(|pair| {
-                let name = pair
-                    .new
-                    .or(pair.old)
-                    .map(|q| q.name.clone())
-                    .unwrap_or_default();
-                changed_items(pair)
-                    .into_iter()
-                    .map(move |item| format!("{name}: {item}"))
-            })
+        // A filter written once (a view's WHERE) that several queries read is one item: their
+        // changed filter terms are written in the same clause.
+        let mut items: Vec<(Vec<String>, String, Vec<ClauseKey>)> = Vec::new();
+        for pair in pairs {
+            let name = pair
+                .new
+                .or(pair.old)
+                .map(|q| q.name.clone())
+                .unwrap_or_default();
+            for (item, clauses) in keyed_changed_items(pair) {
+                let shared = items.iter_mut().find(|(_, other, keys)| {
+                    *other == item && keys.iter().any(|k| clauses.contains(k))
+                });
+                match shared {
+                    Some((names, _, keys)) => {
+                        names.push(name.clone());
+                        keys.extend(clauses);
+                    }
+                    None => items.push((vec![name.clone()], item, clauses)),
+                }
+            }
+        }
+        job.deployment_items = items
+            .into_iter()
+            .map(|(names, item, _)| format!("{}: {item}", names.join(", ")))
             .collect();
         job
     }

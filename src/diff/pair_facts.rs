@@ -243,6 +243,8 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     };
     let hints = |q: Option<&QueryPlan>| q.map(|q| q.hints.clone()).unwrap_or_default();
     let (projection_changed, rows_changed, renamed_outputs) = output_facts(pair);
+    let (state_ttl_changed, state_ttl_old_min_millis, state_ttl_new_min_millis) =
+        hint_options::state_ttl(&hints(pair.old), &hints(pair.new));
     let whole = QueryPairFacts {
         changed_items: own_items,
         projection_changed,
@@ -254,6 +256,9 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         topology_changed_before: pair.topology_changed_before.clone(),
         moved_among_queries: pair.moved_among_queries,
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
+        state_ttl_changed,
+        state_ttl_old_min_millis,
+        state_ttl_new_min_millis,
     };
     QueryPairSides { old, new, whole }
 }
@@ -290,6 +295,20 @@ fn output_facts(pair: &QueryPair) -> (bool, bool, Vec<String>) {
 /// The items of the query changed at once: the aggregates of a stateful operator, the filter
 /// beneath one, the sink (another table, or its options; its columns follow the query).
 pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
+    keyed_changed_items(pair)
+        .into_iter()
+        .map(|(item, _)| item)
+        .collect()
+}
+
+/// Where a changed filter term is written: the side (false: old, true: new) and its WHERE
+/// clause. Two queries whose changed filter terms are written in one clause (a view's WHERE)
+/// changed one item, not two.
+pub(super) type ClauseKey = (bool, usize, usize);
+
+/// [`changed_items`], each with the clauses its changed filter terms are written in (empty
+/// for an item that is no filter, or a term whose clause is not known).
+pub(super) fn keyed_changed_items(pair: &QueryPair) -> Vec<(String, Vec<ClauseKey>)> {
     let as_set = |mut items: Vec<String>| -> Vec<String> {
         items.sort();
         items.dedup();
@@ -298,11 +317,12 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
     let mut items = Vec::new();
     // A filter seen by several operators (beneath a join and the aggregate above it) is one item:
     // operators whose changed filter terms overlap share it.
-    let mut filter_changes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut filter_changes: Vec<(String, Vec<String>, Vec<ClauseKey>)> = Vec::new();
     for op in &pair.operators {
         let (Some(old), Some(new)) = (op.old, op.new) else {
             continue;
         };
+        let (old_op, new_op) = (old, new);
         // The same facts, aligned alike: neither aggregates nor filters changed.
         if pair.source_renames.is_empty() && old.same_facts(new) {
             continue;
@@ -336,30 +356,51 @@ pub(super) fn changed_items(pair: &QueryPair) -> Vec<String> {
                 .chain(new_filters.iter().filter(|f| !old_filters.contains(f)))
                 .cloned()
                 .collect();
+            let clause = |side: bool, op: &crate::plan::Operator, term: &String| {
+                op.item_spans
+                    .get(term)
+                    .map(|span| (side, span.start, span.end))
+            };
+            let clauses: Vec<ClauseKey> = old_filters
+                .iter()
+                .filter(|f| !new_filters.contains(f))
+                .filter_map(|t| clause(false, old_op, t))
+                .chain(
+                    new_filters
+                        .iter()
+                        .filter(|f| !old_filters.contains(f))
+                        .filter_map(|t| clause(true, new_op, t)),
+                )
+                .collect();
             match filter_changes
                 .iter_mut()
-                .find(|(_, terms)| terms.iter().any(|t| changed.contains(t)))
+                .find(|(_, terms, _)| terms.iter().any(|t| changed.contains(t)))
             {
-                Some((_, terms)) => terms.extend(changed),
-                None => filter_changes.push((kind, changed)),
+                Some((_, terms, keys)) => {
+                    terms.extend(changed);
+                    keys.extend(clauses);
+                }
+                None => filter_changes.push((kind, changed, clauses)),
             }
         }
     }
-    items.extend(
-        filter_changes
-            .into_iter()
-            .map(|(kind, _)| format!("the filter beneath {kind}")),
-    );
+    let mut keyed: Vec<(String, Vec<ClauseKey>)> =
+        items.into_iter().map(|item| (item, Vec::new())).collect();
+    keyed.extend(filter_changes.into_iter().map(|(kind, _, mut clauses)| {
+        clauses.sort();
+        clauses.dedup();
+        (format!("the filter beneath {kind}"), clauses)
+    }));
     if let (Some(old), Some(new)) = (pair.old, pair.new) {
         if old.sink != new.sink
             || (old.sink_options.is_some()
                 && new.sink_options.is_some()
                 && old.sink_options != new.sink_options)
         {
-            items.push("the sink".into());
+            keyed.push(("the sink".into(), Vec::new()));
         }
     }
-    items
+    keyed
 }
 
 /// The lookup tables of the query's lookup joins, synchronous or async, upstream first: a

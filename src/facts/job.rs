@@ -88,6 +88,12 @@ facts! {
         pub moved_among_queries: bool,
         /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
         pub hints_changed: Vec<String>,
+        /// the tables named by the STATE_TTL hints added or removed, as `STATE_TTL.table` (as in hints_changed)
+        pub state_ttl_changed: Vec<String>,
+        /// the smallest time-to-live (ms) the old query's STATE_TTL hints give those tables (0: a table without one, a value that is not a duration, or no STATE_TTL change)
+        pub state_ttl_old_min_millis: u64,
+        /// the same for the new query
+        pub state_ttl_new_min_millis: u64,
     }
 }
 

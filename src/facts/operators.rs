@@ -108,7 +108,7 @@ facts! {
         /// the WITH options an OPTIONS hint of the query overrides, key=value as declared, sorted
         #[serde(skip_serializing_if = "Option::is_none")]
         pub overridden_options: Option<Vec<String>>,
-        /// every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA`)
+        /// every column as declared (`b BIGINT`, `c AS a + 1`, `m INT METADATA FROM 'm'`: a metadata column's key always written, VIRTUAL left out as it changes nothing read)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub columns: Option<Vec<String>>,
         /// the column of the WATERMARK (the rowtime attribute)

@@ -182,7 +182,8 @@ fn declared(table: &Table, name: &str) -> Operator {
     op.context.options = def.options.iter().cloned().collect();
     let mut columns = Vec::new();
     for column in &def.columns {
-        let text = column_text(column);
+        // Read from, a VIRTUAL column is the same column: VIRTUAL only keeps it out of writes.
+        let text = column_text_as(column, Use::Read);
         op.item_spans.insert(text.clone(), column.span);
         op.item_spans.insert(column.name.clone(), column.span);
         let stored = !matches!(column.kind, ColumnKind::Computed { .. })
@@ -263,9 +264,24 @@ fn changelog_mode(def: &crate::sql::TableDef) -> String {
     "insert-only".into()
 }
 
+/// Whether a column is described as a query reads it or as the table's whole declaration
+/// (which a sink is written through).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Read,
+    Declared,
+}
+
 /// A column as declared, whitespace and keyword case aside: `b BIGINT`, `c AS a + 1`,
 /// `m TIMESTAMP(3) METADATA FROM 'timestamp' VIRTUAL`.
 fn column_text(column: &ColumnDef) -> String {
+    column_text_as(column, Use::Declared)
+}
+
+/// [`column_text`], or as a query reads the column: a metadata column's `VIRTUAL` is then left
+/// out (Flink reads a virtual metadata column as any other; VIRTUAL only excludes it from the
+/// row written to the table).
+fn column_text_as(column: &ColumnDef, usage: Use) -> String {
     // Quotes around a field name of a composite type change nothing; the type is spelled as
     // Flink spells it (`sql::types`), a field name keeps its case.
     let words = |s: &str| {
@@ -289,10 +305,8 @@ fn column_text(column: &ColumnDef) -> String {
             is_virtual,
         } => {
             let mut text = format!("{} {} METADATA", column.name, words(data_type));
-            if let Some(key) = key {
-                text.push_str(&format!(" FROM '{key}'"));
-            }
-            if *is_virtual {
+            text.push_str(&format!(" FROM '{key}'"));
+            if *is_virtual && usage == Use::Declared {
                 text.push_str(" VIRTUAL");
             }
             text

@@ -675,7 +675,8 @@ mod tests {
     fn every_builtin_rule_file_is_precompiled() {
         for (path, text) in BUILTIN {
             let rule_file = !path.ends_with("/profile.yaml")
-                && !crate::catalog::connectors::is_connector_file(text);
+                && !crate::catalog::connectors::is_connector_file(text)
+                && !crate::catalog::config::is_config_file(text);
             assert_eq!(
                 PRECOMPILED.iter().any(|(p, _)| p == path),
                 rule_file,

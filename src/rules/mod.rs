@@ -337,6 +337,22 @@ impl RuleSet {
             for path in paths {
                 let text = crate::input::read_text(&path)?;
                 let name = path.display().to_string();
+                if crate::catalog::config::is_config_file(&text) {
+                    // The configuration is read before the rules load: its key table is built in.
+                    let file = SourceFile::new(name, text);
+                    errors.push(Error::located(
+                        "rules",
+                        &file,
+                        crate::source::ByteSpan::new(0, 0),
+                        "a table of configuration keys cannot be given with --rules",
+                        "here",
+                        Some(format!(
+                            "the key table is built in ({})",
+                            crate::catalog::config::KEYS_FILE
+                        )),
+                    ));
+                    continue;
+                }
                 if crate::catalog::connectors::is_connector_file(&text) {
                     if let Err(e) = set.connectors.load(&SourceFile::new(name, text)) {
                         errors.push(e);

@@ -5,7 +5,8 @@ use super::dialect::FlinkDialect;
 use super::parse::{name_of, parser_error, parser_for};
 use super::split::RawStatement;
 use super::statement::{
-    ColumnDef, ColumnKind, LikeFeature, LikeOption, LikeStrategy, TableDef, WatermarkDef,
+    ColumnDef, ColumnKind, ColumnPosition, LikeFeature, LikeOption, LikeStrategy, Name, SchemaEdit,
+    TableDef, WatermarkDef,
 };
 use crate::error::Result;
 use crate::source::{ByteSpan, SourceFile};
@@ -132,10 +133,12 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         })?;
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
+            // Without FROM, the metadata key is the column's name (Flink's DDL): one meaning,
+            // one spelling.
             let key = if parser.parse_keyword(Keyword::FROM) {
-                Some(parser.parse_literal_string()?)
+                parser.parse_literal_string()?
             } else {
-                None
+                name.clone()
             };
             let is_virtual = word_is(parser, 0, "VIRTUAL");
             if is_virtual {
@@ -176,6 +179,128 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
     Ok(())
 }
 
+/// The schema change of `ALTER TABLE name` after its name: `ADD` / `MODIFY` of schema
+/// components (one, or a parenthesized list), `DROP` of columns, the watermark or the primary
+/// key, `RENAME col TO col2`. Partitions and distribution are not schema components: an error,
+/// so that the caller reads the statement as a change it does not model.
+pub fn alter_schema(
+    file: &SourceFile,
+    parser: &mut Parser,
+    name: &Name,
+) -> Result<Vec<SchemaEdit>, ParserError> {
+    let not_modelled = |parser: &Parser| {
+        ["PARTITION", "PARTITIONS", "DISTRIBUTION", "IF"]
+            .iter()
+            .any(|w| word_is(parser, 0, w))
+    };
+    if parser.parse_keyword(Keyword::ADD) || word_is(parser, 0, "MODIFY") {
+        let modify = word_is(parser, 0, "MODIFY");
+        if modify {
+            parser.next_token();
+        }
+        if not_modelled(parser) {
+            return parser.expected("a column, WATERMARK or PRIMARY KEY", parser.peek_token());
+        }
+        let mut edits = Vec::new();
+        if parser.consume_token(&Token::LParen) {
+            loop {
+                edits.push(component(file, parser, name, modify)?);
+                if !parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            parser.expect_token(&Token::RParen)?;
+        } else {
+            edits.push(component(file, parser, name, modify)?);
+        }
+        return Ok(edits);
+    }
+    if parser.parse_keyword(Keyword::DROP) {
+        if not_modelled(parser) {
+            return parser.expected("a column, WATERMARK or PRIMARY KEY", parser.peek_token());
+        }
+        if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
+            return Ok(vec![SchemaEdit::DropPrimaryKey]);
+        }
+        if parser.parse_keyword(Keyword::CONSTRAINT) {
+            parser.parse_identifier()?;
+            return Ok(vec![SchemaEdit::DropPrimaryKey]);
+        }
+        if word_is(parser, 0, "WATERMARK") {
+            parser.next_token();
+            return Ok(vec![SchemaEdit::DropWatermark]);
+        }
+        let columns = if parser.peek_token().token == Token::LParen {
+            identifier_list(parser)?
+        } else {
+            vec![parser.parse_identifier()?.value]
+        };
+        return Ok(vec![SchemaEdit::DropColumns(columns)]);
+    }
+    if parser.parse_keyword(Keyword::RENAME) {
+        let from = parser.parse_identifier()?.value;
+        parser.expect_keyword(Keyword::TO)?;
+        let to = parser.parse_identifier()?.value;
+        return Ok(vec![SchemaEdit::RenameColumn { from, to }]);
+    }
+    parser.expected("ADD, MODIFY, DROP or RENAME", parser.peek_token())
+}
+
+/// One schema component of `ALTER TABLE ... ADD|MODIFY`: a column (with its position), the
+/// watermark or the primary key, read as in CREATE TABLE.
+fn component(
+    file: &SourceFile,
+    parser: &mut Parser,
+    name: &Name,
+    modify: bool,
+) -> Result<SchemaEdit, ParserError> {
+    let mut scratch = TableDef {
+        name: name.clone(),
+        temporary: false,
+        if_not_exists: false,
+        columns: Vec::new(),
+        watermark: None,
+        primary_key: None,
+        partitioned_by: Vec::new(),
+        options: Vec::new(),
+        option_spans: Vec::new(),
+        like: None,
+        like_options: Vec::new(),
+        query: None,
+    };
+    element(file, parser, &mut scratch)?;
+    if let Some(def) = scratch.watermark {
+        return Ok(SchemaEdit::Watermark {
+            def: Box::new(def),
+            modify,
+        });
+    }
+    let Some(column) = scratch.columns.pop() else {
+        return match scratch.primary_key {
+            Some(columns) => Ok(SchemaEdit::PrimaryKey { columns, modify }),
+            None => parser.expected("a column, WATERMARK or PRIMARY KEY", parser.peek_token()),
+        };
+    };
+    if scratch.primary_key.is_some() {
+        // `ADD c INT PRIMARY KEY NOT ENFORCED`: two changes in one; not modelled.
+        return parser.expected("a column without PRIMARY KEY", parser.peek_token());
+    }
+    let position = if word_is(parser, 0, "FIRST") {
+        parser.next_token();
+        ColumnPosition::First
+    } else if word_is(parser, 0, "AFTER") {
+        parser.next_token();
+        ColumnPosition::After(parser.parse_identifier()?.value)
+    } else {
+        ColumnPosition::Unsaid
+    };
+    Ok(SchemaEdit::Column {
+        column,
+        modify,
+        position,
+    })
+}
+
 /// A column type, in Flink's one spelling of it (see [`super::types`]): Flink types (`ROW<a INT>`,
 /// `MAP<K, V>`, `TIMESTAMP_LTZ(3)`) need no modelling beyond equality.
 fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
@@ -189,7 +314,7 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
             Token::Word(w) if depth == 0 && w.quote_style.is_none() => {
                 matches!(
                     w.value.to_uppercase().as_str(),
-                    "METADATA" | "NOT" | "NULL" | "PRIMARY" | "COMMENT"
+                    "METADATA" | "NOT" | "NULL" | "PRIMARY" | "COMMENT" | "FIRST" | "AFTER"
                 )
             }
             _ => false,

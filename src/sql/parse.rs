@@ -17,9 +17,28 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let mut open_set: Option<(ByteSpan, Vec<Statement>)> = None;
+    // `EXPLAIN ... STATEMENT SET BEGIN`, until its `END`: explained, never run.
+    let mut explained_set: Option<ByteSpan> = None;
     for raw in raws {
         let words = raw.leading_words(4);
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        if let Some(start) = explained_set {
+            if words.as_slice() == ["END"] {
+                explained_set = None;
+                out.push(Statement {
+                    kind: StatementKind::Explain {
+                        words: "EXPLAIN STATEMENT SET".into(),
+                    },
+                    span: start.union(raw.span),
+                    hints: Vec::new(),
+                });
+            }
+            continue;
+        }
+        if words.first() == Some(&"EXPLAIN") && open_set.is_none() && opens_statement_set(&raw) {
+            explained_set = Some(raw.span);
+            continue;
+        }
         let raw = match words.as_slice() {
             ["BEGIN", "STATEMENT", "SET", ..] | ["EXECUTE", "STATEMENT", "SET", "BEGIN"] => {
                 if open_set.is_some() {
@@ -82,6 +101,16 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
     if let Some(error) = Error::collect(format!("the statements of {}", file.name), errors) {
         return Err(error);
     }
+    if let Some(start) = explained_set {
+        return Err(Error::located(
+            "sql",
+            file,
+            start,
+            "this explained statement set is never closed",
+            "opened here",
+            Some("end it with `END;`".into()),
+        ));
+    }
     if let Some((start, _)) = open_set {
         return Err(Error::located(
             "sql",
@@ -93,6 +122,21 @@ pub fn parse_statements(file: &SourceFile, raws: Vec<RawStatement>) -> Result<Ve
         ));
     }
     Ok(out)
+}
+
+/// Whether an `EXPLAIN` statement opens a statement set: `STATEMENT SET BEGIN` comes before
+/// anything else of the statement it explains.
+fn opens_statement_set(raw: &RawStatement) -> bool {
+    let words = raw.leading_words(16);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    words
+        .windows(3)
+        .position(|w| w == ["STATEMENT", "SET", "BEGIN"])
+        .is_some_and(|at| {
+            !words[..at]
+                .iter()
+                .any(|w| matches!(*w, "INSERT" | "SELECT" | "WITH"))
+        })
 }
 
 /// A sqlparser parser over one statement's tokens, which it takes (they are not copied).
@@ -190,6 +234,9 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let fail = |e: ParserError| parser_error(file, span, e);
     let mut kind = match words.as_slice() {
         ["SET", ..] => parse_set(file, &raw)?,
+        ["EXPLAIN", ..] => StatementKind::Explain {
+            words: words.join(" "),
+        },
         ["RESET", ..] => StatementKind::Reset {
             key: raw.tokens.iter().find_map(|t| match &t.token {
                 Token::SingleQuotedString(s) => Some(s.clone()),
@@ -396,8 +443,9 @@ fn parse_create_function(
     })
 }
 
-/// `ALTER TABLE [IF EXISTS] name` and the change: options set or reset and renames are read,
-/// any other change (columns, watermark, constraints, ...) is `Other`, read past.
+/// `ALTER TABLE [IF EXISTS] name` and the change: options set or reset, renames and schema
+/// changes (columns, watermark, primary key) are read; any other change (partitions,
+/// distribution, ...) is `Other`, read past.
 fn parse_alter_table(
     file: &SourceFile,
     parser: &mut Parser,
@@ -424,7 +472,7 @@ fn parse_alter_table(
         } else if p.parse_keywords(&[Keyword::RENAME, Keyword::TO]) {
             AlterChange::RenameTo(name_of(file, &p.parse_object_name(false)?))
         } else {
-            return p.expected("SET, RESET or RENAME TO", p.peek_token());
+            AlterChange::Schema(super::ddl::alter_schema(file, p, &name)?)
         };
         expect_end(p)?;
         Ok(change)

@@ -44,6 +44,13 @@ pub enum StatementKind {
         /// The leading words, for messages.
         words: String,
     },
+    /// `EXPLAIN [details] PLAN FOR <statement>`, `EXPLAIN <statement>` or `EXPLAIN STATEMENT
+    /// SET BEGIN ... END`: Flink prints a plan and submits no job, so what it explains is no
+    /// query of the job (it is reported, never compared).
+    Explain {
+        /// The statement as written, for messages.
+        words: String,
+    },
     /// A statement the tool reads past without modelling it (DROP, SHOW, USE MODULES, ...).
     Other {
         words: String,
@@ -59,8 +66,46 @@ pub enum AlterChange {
     ResetOptions(Vec<String>),
     /// `RENAME TO new_name`.
     RenameTo(Name),
-    /// Columns, watermark, constraints, distribution, ...: not modelled.
+    /// `ADD`, `MODIFY` or `DROP` of columns, the watermark or the primary key, `RENAME col TO
+    /// col2`: the schema changes, in order.
+    Schema(Vec<SchemaEdit>),
+    /// Partitions, distribution, ...: not modelled.
     Other,
+}
+
+/// One change of a table's schema by `ALTER TABLE`, as Flink documents them.
+#[derive(Debug, Clone)]
+pub enum SchemaEdit {
+    /// `ADD col ...` (`modify` false) or `MODIFY col ...`, at a position.
+    Column {
+        column: ColumnDef,
+        modify: bool,
+        position: ColumnPosition,
+    },
+    /// `ADD WATERMARK ...` or `MODIFY WATERMARK ...`.
+    Watermark {
+        def: Box<WatermarkDef>,
+        modify: bool,
+    },
+    /// `ADD [CONSTRAINT c] PRIMARY KEY (...) NOT ENFORCED`, or `MODIFY` of it.
+    PrimaryKey { columns: Vec<String>, modify: bool },
+    /// `DROP col` or `DROP (col, ...)`.
+    DropColumns(Vec<String>),
+    /// `DROP WATERMARK`.
+    DropWatermark,
+    /// `DROP PRIMARY KEY` or `DROP CONSTRAINT c`.
+    DropPrimaryKey,
+    /// `RENAME col TO col2`.
+    RenameColumn { from: String, to: String },
+}
+
+/// Where `ADD` or `MODIFY` puts a column: `FIRST`, `AFTER col`, or (unsaid) at the end for
+/// `ADD` and in its place for `MODIFY`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnPosition {
+    Unsaid,
+    First,
+    After(String),
 }
 
 /// What an `ALTER VIEW` does to the view, as Flink documents it.
@@ -169,7 +214,8 @@ pub enum ColumnKind {
     },
     Metadata {
         data_type: String,
-        key: Option<String>,
+        /// The metadata key: `FROM 'key'`, or the column's name when FROM is left out.
+        key: String,
         is_virtual: bool,
     },
 }

@@ -77,7 +77,15 @@ fn from_list_items(tokens: &Tokens) -> BTreeSet<usize> {
                     from_depth = None;
                 }
             }
-            Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::FROM => {
+            // `METADATA FROM 'key'` names a metadata key, not a FROM list.
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && w.keyword == Keyword::FROM
+                    && !matches!(
+                        tokens.next_significant(i).map(|n| &tokens.items[n].0),
+                        Some(Token::SingleQuotedString(_))
+                    ) =>
+            {
                 from_depth = Some(depth);
             }
             Token::Word(w)
@@ -154,7 +162,13 @@ fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Ve
     let ddl = words.first().is_some_and(|w| w == "CREATE");
     // `CREATE VIEW IF NOT EXISTS v`, `DROP TABLE IF EXISTS t`: the name follows EXISTS.
     let declares = words.first().is_some_and(|w| w == "CREATE" || w == "DROP");
-    let listed = from_list_items(tokens);
+    // `ALTER TABLE t ADD (c INT, WATERMARK FOR ...)` lists schema components, not tables.
+    let alter = words.first().is_some_and(|w| w == "ALTER");
+    let listed = if alter {
+        BTreeSet::new()
+    } else {
+        from_list_items(tokens)
+    };
     let structural = [
         Keyword::TABLE,
         Keyword::LATERAL,
