@@ -13,7 +13,7 @@ pub mod expr;
 pub mod functions;
 pub mod grouping_sets;
 pub mod insert_order;
-pub mod interval;
+pub use crate::sql::interval;
 pub mod join;
 pub mod join_bounds;
 pub mod join_finish;

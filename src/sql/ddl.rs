@@ -99,6 +99,7 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
         let column = parser.parse_identifier()?.value;
         parser.expect_keyword(Keyword::AS)?;
         let expr = parser.parse_expr()?;
+        valid_intervals(&expr)?;
         let end = parser.peek_nth_token_ref(0).span;
         def.watermark = Some(WatermarkDef {
             column,
@@ -452,5 +453,27 @@ fn skip_until_with(parser: &mut Parser) {
         && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH)
     {
         parser.next_token();
+    }
+}
+
+/// Flink reads every interval literal of a watermark when the table is created (`INTERVAL
+/// '1x' SECOND` is refused), whether or not a later `ALTER TABLE` replaces the watermark.
+fn valid_intervals(expr: &sqlparser::ast::Expr) -> Result<(), ParserError> {
+    use sqlparser::ast::{visit_expressions, Expr};
+    let mut invalid = None;
+    let _ = visit_expressions(expr, |e| {
+        if let Expr::Interval(interval) = e {
+            if let Err(why) = super::interval::interval_value(interval) {
+                invalid = Some(why);
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    match invalid {
+        Some(why) => Err(ParserError::ParserError(format!(
+            "the watermark's interval: {why}"
+        ))),
+        None => Ok(()),
     }
 }

@@ -224,6 +224,26 @@ pub fn name_of(file: &SourceFile, object: &ObjectName) -> Name {
     }
 }
 
+/// The words an `EXPLAIN` may have before the statement it explains (`PLAN FOR`, the explain
+/// details, their commas) at most.
+const EXPLAIN_WORDS: usize = 16;
+
+/// An `EXPLAIN` submits no job, but Flink parses the statement it explains: one that does not
+/// read is the script's error, as anywhere else.
+fn check_explained(file: &SourceFile, raw: &RawStatement) -> Result<()> {
+    let words = raw.leading_words(EXPLAIN_WORDS);
+    let explained = words.iter().skip(1).position(|w| {
+        matches!(
+            w.as_str(),
+            "INSERT" | "SELECT" | "WITH" | "VALUES" | "(" | "EXPLAIN"
+        )
+    });
+    match explained {
+        Some(at) => parse_statement(file, raw.skip_words(file, at + 1)).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
 fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let words = raw.leading_words(5);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
@@ -234,9 +254,12 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     let fail = |e: ParserError| parser_error(file, span, e);
     let mut kind = match words.as_slice() {
         ["SET", ..] => parse_set(file, &raw)?,
-        ["EXPLAIN", ..] => StatementKind::Explain {
-            words: words.join(" "),
-        },
+        ["EXPLAIN", ..] => {
+            check_explained(file, &raw)?;
+            StatementKind::Explain {
+                words: words.join(" "),
+            }
+        }
         ["RESET", ..] => StatementKind::Reset {
             key: raw.tokens.iter().find_map(|t| match &t.token {
                 Token::SingleQuotedString(s) => Some(s.clone()),
