@@ -141,3 +141,23 @@ fn a_parse_error_inside_a_subquery_case_or_array_is_reported_at_its_fault() {
         vec![(2, 68)]
     );
 }
+
+#[test]
+fn the_statement_an_explain_explains_must_parse() {
+    let message = error_of("EXPLAIN PLAN FOR INSERT INTO s SELCT k FROM t;");
+    assert!(message.contains("SELCT"), "{message}");
+    let file = SourceFile::new(
+        "q.sql",
+        format!("{TABLE}EXPLAIN PLAN FOR SELECT k, SUM(v) FROM t GROUP BY k;"),
+    );
+    assert!(plan_script(file, &[]).is_ok(), "a valid EXPLAIN is read");
+}
+
+#[test]
+fn a_watermark_interval_is_read_even_when_an_alter_replaces_it() {
+    let message = error_of(
+        "CREATE TABLE w (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1x' SECOND) WITH ('connector' = 'kafka');\n\
+         ALTER TABLE w MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND;",
+    );
+    assert!(message.contains("interval"), "{message}");
+}
