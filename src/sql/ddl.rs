@@ -54,6 +54,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             parser.expect_token(&Token::RParen)?;
             break;
         }
+        primary_key_not_null(&mut def);
     }
     loop {
         if parser.parse_keyword(Keyword::COMMENT) {
@@ -120,16 +121,24 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
             expr: Box::new(parser.parse_expr()?),
         }
     } else {
-        let data_type = data_type(parser)?;
+        let mut data_type = data_type(parser)?;
         // Nullability is part of Flink's column type: `VARCHAR(128) NOT NULL METADATA FROM ...`.
-        parser.maybe_parse(|p| {
-            let nullability =
-                p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
-            if nullability && word_is(p, 0, "METADATA") {
-                return Ok(());
+        let metadata_nullability = parser.maybe_parse(|p| {
+            let not_null = if p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) {
+                true
+            } else if p.parse_keyword(Keyword::NULL) {
+                false
+            } else {
+                return p.expected("NOT NULL or NULL", p.peek_token());
+            };
+            if word_is(p, 0, "METADATA") {
+                return Ok(not_null);
             }
             p.expected("METADATA", p.peek_token())
         })?;
+        if metadata_nullability == Some(true) {
+            data_type.push_str(" NOT NULL");
+        }
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
             let key = if parser.parse_keyword(Keyword::FROM) {
@@ -150,10 +159,15 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
             ColumnKind::Physical { data_type }
         }
     };
+    let mut kind = kind;
     loop {
-        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL])
-            || parser.parse_keyword(Keyword::NULL)
-        {
+        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]) {
+            // `b INT NOT NULL` is another type than `b INT`: the rows a stateful operator
+            // stores, and their serializer, carry it.
+            set_not_null(&mut kind);
+            continue;
+        }
+        if parser.parse_keyword(Keyword::NULL) {
             continue;
         }
         if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
@@ -224,6 +238,26 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
         return parser.expected("a column type or AS", parser.peek_token());
     }
     Ok(super::types::canonical_type(&text))
+}
+
+/// Marks a physical or metadata column's type `NOT NULL` (once).
+fn set_not_null(kind: &mut ColumnKind) {
+    if let ColumnKind::Physical { data_type } | ColumnKind::Metadata { data_type, .. } = kind {
+        if !data_type.ends_with(" NOT NULL") {
+            data_type.push_str(" NOT NULL");
+        }
+    }
+}
+
+/// Flink makes every column of a primary key `NOT NULL`: `a INT, PRIMARY KEY (a) NOT ENFORCED`
+/// declares the same column as `a INT NOT NULL, PRIMARY KEY (a) NOT ENFORCED`.
+fn primary_key_not_null(def: &mut TableDef) {
+    let Some(key) = def.primary_key.clone() else {
+        return;
+    };
+    for column in def.columns.iter_mut().filter(|c| key.contains(&c.name)) {
+        set_not_null(&mut column.kind);
+    }
 }
 
 fn not_enforced(parser: &mut Parser) -> Result<(), ParserError> {
