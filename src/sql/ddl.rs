@@ -39,6 +39,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         watermark: None,
         primary_key: None,
         partitioned_by: Vec::new(),
+        distribution: None,
         options: Vec::new(),
         option_spans: Vec::new(),
         like: None,
@@ -64,7 +65,8 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             parser.expect_keyword(Keyword::BY)?;
             def.partitioned_by = identifier_list(parser)?;
         } else if word_is(parser, 0, "DISTRIBUTED") {
-            skip_until_with(parser);
+            parser.next_token();
+            def.distribution = Some(distribution(parser));
         } else if parser.parse_keyword(Keyword::WITH) {
             (def.options, def.option_spans) = options(file, parser)?;
         } else if parser.parse_keyword(Keyword::LIKE) {
@@ -356,10 +358,39 @@ fn like_options(parser: &mut Parser) -> Result<Vec<LikeOption>, ParserError> {
     Ok(out)
 }
 
-fn skip_until_with(parser: &mut Parser) {
-    while !matches!(parser.peek_token().token, Token::EOF)
-        && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH)
-    {
+/// `BY HASH(k) INTO 4 BUCKETS` after DISTRIBUTED (up to PARTITIONED BY, WITH, LIKE or the
+/// end), its words in canonical case and spacing.
+fn distribution(parser: &mut Parser) -> String {
+    let mut words: Vec<String> = Vec::new();
+    loop {
+        let token = parser.peek_token().token;
+        let ends = match &token {
+            Token::EOF => true,
+            Token::Word(w) => {
+                w.quote_style.is_none()
+                    && (w.keyword == Keyword::WITH
+                        || w.keyword == Keyword::LIKE
+                        || w.value.eq_ignore_ascii_case("PARTITIONED"))
+            }
+            _ => false,
+        };
+        if ends {
+            break;
+        }
+        words.push(match &token {
+            Token::Word(w) if w.quote_style.is_none() && w.keyword != Keyword::NoKeyword => {
+                w.value.to_uppercase()
+            }
+            Token::Word(w) => w.value.clone(),
+            other => other.to_string(),
+        });
         parser.next_token();
     }
+    words
+        .join(" ")
+        .replace(" ( ", "(")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(" ,", ",")
 }
