@@ -543,7 +543,16 @@ impl<'a> Converter<'a> {
         let def = table.def.columns.iter().find(|c| c.name == column)?;
         match &def.kind {
             crate::sql::ColumnKind::Physical { data_type }
-            | crate::sql::ColumnKind::Metadata { data_type, .. } => Some(data_type.clone()),
+            | crate::sql::ColumnKind::Metadata { data_type, .. } => {
+                // A cast of a `NOT NULL` column to its type without the constraint is still
+                // the column (as before nullability was kept in the declared type).
+                Some(
+                    data_type
+                        .strip_suffix(" NOT NULL")
+                        .unwrap_or(data_type)
+                        .to_string(),
+                )
+            }
             crate::sql::ColumnKind::Computed { .. } => None,
         }
     }

@@ -84,6 +84,14 @@ pub fn correlate(
         function
     };
     let mut out = left;
+    // Each row of the input becomes as many rows as the function returns for it (none, one or
+    // many; LEFT: at least one): to the operators after it that changes which rows they get,
+    // whichever columns they read, as a filter does. `expanded-by[...]` is not a filter that
+    // `ignore-filter` covers (rules/vvr/input_filter.yaml): it also multiplies rows.
+    out.filters.push(CExpr::Derived(format!(
+        "expanded-by[{}]",
+        function.canonical()
+    )));
     let qualifier = alias.map(|a| a.name.value.clone());
     let names = alias_columns(alias);
     if names.is_empty() {

@@ -301,8 +301,16 @@ pub fn join(
     let both_windows = windows.len() == 2;
     let right_side = Side::of(&right);
     let (left_columns, left_open) = (left.columns.len(), left.open_tables.len());
-    let mut input_filters = left.filters.clone();
-    input_filters.extend(right.filters.iter().cloned());
+    // A window TVF beneath a join that is no window join is an expansion of its input.
+    let (mut input_filters, right_filters) = if both_windows {
+        (left.filters.clone(), right.filters.clone())
+    } else {
+        (
+            super::window::with_expansion(&left),
+            super::window::with_expansion(&right),
+        )
+    };
+    input_filters.extend(right_filters);
     let using = match constraint {
         Some(JoinConstraint::Using(names)) => names
             .iter()
@@ -422,6 +430,7 @@ pub fn join(
         let conditions = canonical_terms(&pending.conditions).join(" AND ");
         let right_count = pending.right.len();
         let start = joined.columns.len() - right_count;
+        let one_row = looks_up_one_row(b, factor, &joined.columns[start..], &pending.conditions);
         for column in &mut joined.columns[start..] {
             column.expr =
                 CExpr::Derived(format!("lookup[{conditions}]:{}", column.expr.canonical()));
@@ -434,6 +443,13 @@ pub fn join(
             joined
                 .filters
                 .push(CExpr::Derived(format!("lookup-match[{conditions}]")));
+        } else if !one_row {
+            // A LEFT lookup join keeps every row, but one whose keys are not the dimension
+            // table's primary key may find several rows for it, each a row of its output: which
+            // rows the operators after it get depends on the lookup, whichever columns they read.
+            joined
+                .filters
+                .push(CExpr::Derived(format!("expanded-by[lookup {conditions}]")));
         }
     }
     let right_open: Vec<String> = joined.open_tables[left_open..]
@@ -476,6 +492,56 @@ fn time_by_name(expr: &Expr) -> Option<TimeKind> {
     } else {
         None
     }
+}
+
+/// Whether a lookup finds at most one row per input row: its equality conditions on the
+/// dimension table (with the input's columns or constants) cover the table's declared primary key.
+fn looks_up_one_row(
+    b: &Builder,
+    factor: &TableFactor,
+    right: &[super::scope::Column],
+    conditions: &[CExpr],
+) -> bool {
+    let TableFactor::Table { name, .. } = factor else {
+        return false;
+    };
+    let path: Vec<String> = name
+        .0
+        .iter()
+        .filter_map(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .collect();
+    let Some(key) = b
+        .table(&b.resolve(&path))
+        .and_then(|t| t.def.primary_key.clone())
+    else {
+        return false;
+    };
+    let instances: BTreeSet<&str> = right
+        .iter()
+        .filter_map(|c| c.expr.as_column().map(|(table, _)| table))
+        .collect();
+    fn reads(e: &CExpr, instances: &BTreeSet<&str>) -> bool {
+        e.as_column().is_some_and(|(t, _)| instances.contains(t))
+            || e.children().into_iter().any(|c| reads(c, instances))
+    }
+    let reads_right = |e: &CExpr| reads(e, &instances);
+    let mut looked_up: BTreeSet<&str> = BTreeSet::new();
+    for term in conditions {
+        if let CExpr::Binary { op, left, right } = term {
+            if op != "=" {
+                continue;
+            }
+            for (this, other) in [(left, right), (right, left)] {
+                if let Some((table, column)) = this.as_column() {
+                    if instances.contains(table) && !reads_right(other) {
+                        looked_up.insert(column);
+                    }
+                }
+            }
+        }
+    }
+    !key.is_empty() && key.iter().all(|k| looked_up.contains(k.as_str()))
 }
 
 /// Whether the lookup keeps state: an async lookup (hint or table option) or TRY_RESOLVE.

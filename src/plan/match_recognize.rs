@@ -177,7 +177,7 @@ pub fn build(
 
     let mut op = Operator::new(OperatorKind::MatchRecognize, "stream-exec-match", span);
     let (body, within_ms) = split_within(&clause.pattern);
-    let filters = op.filter_facts(&input.filters, None);
+    let filters = op.filter_facts(&super::window::with_expansion(&input), None);
     op.put(&MatchRecognizeFacts {
         partition_keys: partition.clone(),
         order: order.clone(),

@@ -354,7 +354,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         "stream-exec-over-aggregate",
         spec_span,
     );
-    let filters = op.filter_facts(&input.filters, select.selection.as_ref().map(|w| b.span(w)));
+    let filters = op.filter_facts(
+        &super::window::with_expansion(&input),
+        select.selection.as_ref().map(|w| b.span(w)),
+    );
     let projection_span = b.projection_span(select);
     let aggregates = super::aggregate::aggregate_facts(&mut op, &aggregates, projection_span);
     op.put(&OverAggregateFacts {

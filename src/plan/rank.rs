@@ -268,7 +268,7 @@ pub fn pending(
         span,
         input: Vec::new(),
         input_open_tables: Vec::new(),
-        beneath: input.filters.clone(),
+        beneath: super::window::with_expansion(input),
         where_span: select.selection.as_ref().map(|w| b.span(w)),
         above: Vec::new(),
     })
@@ -426,7 +426,13 @@ pub fn build(
         super::top_n::operator(b, &shape)
     };
     // Only what is beneath the ranking filters its input; the conditions above it do not.
-    op.set_filters(&pending.beneath, pending.where_span);
+    // A ranking per window consumes the window TVF beneath it: not an expansion of its input.
+    let mut beneath = pending.beneath.clone();
+    if let Some(window) = super::top_n::window_of(&pending) {
+        let consumed = super::window::expansion(&window);
+        beneath.retain(|f| *f != consumed);
+    }
+    op.set_filters(&beneath, pending.where_span);
     let partition_span = pending
         .partition
         .iter()

@@ -133,7 +133,7 @@ pub fn build(
                 "stream-exec-sort-limit"
             };
             let mut op = Operator::new(OperatorKind::Limit, node, span);
-            let filters = op.filter_facts(&output.filters, None);
+            let filters = op.filter_facts(&super::window::with_expansion(output), None);
             op.put(&LimitFacts {
                 fetch,
                 offset,
@@ -154,7 +154,7 @@ pub fn build(
             );
             let (keys_selected, fields): (Vec<String>, Vec<String>) =
                 selected.into_iter().partition(|c| key_values.contains(c));
-            let filters = op.filter_facts(&output.filters, None);
+            let filters = op.filter_facts(&super::window::with_expansion(output), None);
             op.put(&TemporalSortFacts {
                 time_kind: time.name().to_string(),
                 sort_keys,

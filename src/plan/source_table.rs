@@ -163,12 +163,16 @@ fn declared(table: &Table, name: &str) -> Operator {
         "stream-exec-table-source-scan",
         table.span,
     );
-    let sharding: Vec<String> = def
+    // How the table is sharded: its sharding options, and `DISTRIBUTED BY ...` (buckets).
+    let mut sharding: Vec<String> = def
         .options
         .iter()
         .filter(|(k, _)| k.to_lowercase().contains("shard"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
+    if let Some(distribution) = &def.distribution {
+        sharding.push(format!("DISTRIBUTED {distribution}"));
+    }
     // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
     let mut options: Vec<String> = def
         .options

@@ -200,3 +200,21 @@ fn table_argument(expr: &Expr) -> Option<(Vec<String>, Vec<Expr>)> {
         _ => None,
     }
 }
+
+/// The filters of `relation` as the input of an operator that does not aggregate, rank or join
+/// per window: a window TVF beneath it assigns each row to its windows (HOP and CUMULATE to
+/// several, each a row of their own), so the window is part of which rows that operator gets,
+/// whichever columns it reads (`expanded-by[HOP(...)]`, as a correlate is).
+pub fn with_expansion(relation: &Relation) -> Vec<CExpr> {
+    let mut filters = relation.filters.clone();
+    if let Some(window) = &relation.window {
+        filters.push(expansion(&window.describe()));
+    }
+    filters
+}
+
+/// The filter term a window TVF described as `window` is beneath an operator that does not
+/// consume its windows.
+pub fn expansion(window: &str) -> CExpr {
+    CExpr::Derived(format!("expanded-by[{window}]"))
+}

@@ -40,6 +40,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
         watermark: None,
         primary_key: None,
         partitioned_by: Vec::new(),
+        distribution: None,
         options: Vec::new(),
         option_spans: Vec::new(),
         like: None,
@@ -55,6 +56,7 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             parser.expect_token(&Token::RParen)?;
             break;
         }
+        primary_key_not_null(&mut def);
     }
     loop {
         if parser.parse_keyword(Keyword::COMMENT) {
@@ -64,7 +66,8 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
             parser.expect_keyword(Keyword::BY)?;
             def.partitioned_by = identifier_list(parser)?;
         } else if word_is(parser, 0, "DISTRIBUTED") {
-            skip_until_with(parser);
+            parser.next_token();
+            def.distribution = Some(distribution(parser));
         } else if parser.parse_keyword(Keyword::WITH) {
             (def.options, def.option_spans) = options(file, parser)?;
         } else if parser.parse_keyword(Keyword::LIKE) {
@@ -122,16 +125,24 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
             expr: Box::new(parser.parse_expr()?),
         }
     } else {
-        let data_type = data_type(parser)?;
+        let mut data_type = data_type(parser)?;
         // Nullability is part of Flink's column type: `VARCHAR(128) NOT NULL METADATA FROM ...`.
-        parser.maybe_parse(|p| {
-            let nullability =
-                p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) || p.parse_keyword(Keyword::NULL);
-            if nullability && word_is(p, 0, "METADATA") {
-                return Ok(());
+        let metadata_nullability = parser.maybe_parse(|p| {
+            let not_null = if p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) {
+                true
+            } else if p.parse_keyword(Keyword::NULL) {
+                false
+            } else {
+                return p.expected("NOT NULL or NULL", p.peek_token());
+            };
+            if word_is(p, 0, "METADATA") {
+                return Ok(not_null);
             }
             p.expected("METADATA", p.peek_token())
         })?;
+        if metadata_nullability == Some(true) {
+            data_type.push_str(" NOT NULL");
+        }
         if word_is(parser, 0, "METADATA") {
             parser.next_token();
             // Without FROM, the metadata key is the column's name (Flink's DDL): one meaning,
@@ -154,10 +165,15 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
             ColumnKind::Physical { data_type }
         }
     };
+    let mut kind = kind;
     loop {
-        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL])
-            || parser.parse_keyword(Keyword::NULL)
-        {
+        if parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]) {
+            // `b INT NOT NULL` is another type than `b INT`: the rows a stateful operator
+            // stores, and their serializer, carry it.
+            set_not_null(&mut kind);
+            continue;
+        }
+        if parser.parse_keyword(Keyword::NULL) {
             continue;
         }
         if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
@@ -352,6 +368,26 @@ fn data_type(parser: &mut Parser) -> Result<String, ParserError> {
     Ok(super::types::canonical_type(&text))
 }
 
+/// Marks a physical or metadata column's type `NOT NULL` (once).
+fn set_not_null(kind: &mut ColumnKind) {
+    if let ColumnKind::Physical { data_type } | ColumnKind::Metadata { data_type, .. } = kind {
+        if !data_type.ends_with(" NOT NULL") {
+            data_type.push_str(" NOT NULL");
+        }
+    }
+}
+
+/// Flink makes every column of a primary key `NOT NULL`: `a INT, PRIMARY KEY (a) NOT ENFORCED`
+/// declares the same column as `a INT NOT NULL, PRIMARY KEY (a) NOT ENFORCED`.
+fn primary_key_not_null(def: &mut TableDef) {
+    let Some(key) = def.primary_key.clone() else {
+        return;
+    };
+    for column in def.columns.iter_mut().filter(|c| key.contains(&c.name)) {
+        set_not_null(&mut column.kind);
+    }
+}
+
 fn not_enforced(parser: &mut Parser) -> Result<(), ParserError> {
     parser.expect_keyword(Keyword::NOT)?;
     if word_is(parser, 0, "ENFORCED") {
@@ -448,12 +484,41 @@ fn like_options(parser: &mut Parser) -> Result<Vec<LikeOption>, ParserError> {
     Ok(out)
 }
 
-fn skip_until_with(parser: &mut Parser) {
-    while !matches!(parser.peek_token().token, Token::EOF)
-        && !matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::WITH)
-    {
+/// `BY HASH(k) INTO 4 BUCKETS` after DISTRIBUTED (up to PARTITIONED BY, WITH, LIKE or the
+/// end), its words in canonical case and spacing.
+fn distribution(parser: &mut Parser) -> String {
+    let mut words: Vec<String> = Vec::new();
+    loop {
+        let token = parser.peek_token().token;
+        let ends = match &token {
+            Token::EOF => true,
+            Token::Word(w) => {
+                w.quote_style.is_none()
+                    && (w.keyword == Keyword::WITH
+                        || w.keyword == Keyword::LIKE
+                        || w.value.eq_ignore_ascii_case("PARTITIONED"))
+            }
+            _ => false,
+        };
+        if ends {
+            break;
+        }
+        words.push(match &token {
+            Token::Word(w) if w.quote_style.is_none() && w.keyword != Keyword::NoKeyword => {
+                w.value.to_uppercase()
+            }
+            Token::Word(w) => w.value.clone(),
+            other => other.to_string(),
+        });
         parser.next_token();
     }
+    words
+        .join(" ")
+        .replace(" ( ", "(")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(" ,", ",")
 }
 
 /// Flink reads every interval literal of a watermark when the table is created (`INTERVAL

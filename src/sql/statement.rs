@@ -144,6 +144,9 @@ pub struct TableDef {
     pub watermark: Option<WatermarkDef>,
     pub primary_key: Option<Vec<String>>,
     pub partitioned_by: Vec<String>,
+    /// `DISTRIBUTED BY HASH(k) INTO 4 BUCKETS` (how the table is sharded into buckets), as
+    /// written, whitespace and keyword case aside.
+    pub distribution: Option<String>,
     pub options: Vec<(String, String)>,
     /// Where each option of `options` is written (`'key' = 'value'`), in the same order (an
     /// option inherited through LIKE where its base writes it); empty when unknown.

@@ -182,10 +182,12 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
         _ => {}
     }
     if let Some(filters) = get("filters") {
-        attrs.insert(
-            "filter_columns",
-            normal::filter_columns(strs(Some(filters))),
-        );
+        // A correlate beneath the operator (`expanded-by[UNNEST(...)]`) is one of the tool's
+        // filters of its input; Flink's record has it as a Correlate node, not a Calc condition.
+        let terms = strs(Some(filters))
+            .into_iter()
+            .filter(|t| !t.starts_with("expanded-by["));
+        attrs.insert("filter_columns", normal::filter_columns(terms));
     }
     Some(Normal { kind, attrs })
 }

@@ -231,7 +231,14 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let grouped = Grouped {
         keys: key_texts.clone(),
         aggregates: aggregate_facts(&mut op, &aggregates, projection_span),
-        filters: op.filter_facts(&input.filters, select.selection.as_ref().map(|w| b.span(w))),
+        filters: op.filter_facts(
+            &if tvf.is_none() {
+                crate::plan::window::with_expansion(&input)
+            } else {
+                input.filters.clone()
+            },
+            select.selection.as_ref().map(|w| b.span(w)),
+        ),
         projection_span,
     };
     match (&window, &tvf) {

@@ -129,8 +129,12 @@ fn call(function: Function, args: &[Expr], facts: &Value) -> Value {
         Function::Lower => arg(0)
             .as_str()
             .map_or(Value::Null, |text| Value::String(text.to_lowercase())),
-        Function::StartsWith => Value::Bool(match (arg(0).as_str(), arg(1).as_str()) {
-            (Some(text), Some(prefix)) => text.starts_with(prefix),
+        Function::StartsWith => Value::Bool(match (arg(0), arg(1).as_str()) {
+            (Value::String(text), Some(prefix)) => text.starts_with(prefix),
+            // A list: whether any of its items does.
+            (Value::Array(items), Some(prefix)) => items
+                .iter()
+                .any(|item| item.as_str().is_some_and(|text| text.starts_with(prefix))),
             _ => false,
         }),
     }

@@ -144,7 +144,11 @@ fn call_type(
             FactType::String
         }
         (Function::StartsWith, [text, prefix]) => {
-            string_argument(text, name)?;
+            // A list of strings: whether any of its items starts with the prefix.
+            match element_type(&text.1) {
+                Some(element) if compatible(&element, &FactType::String) => {}
+                _ => string_argument(text, name)?,
+            }
             string_argument(prefix, name)?;
             FactType::Bool
         }
@@ -333,6 +337,6 @@ fn signature(function: Function) -> (usize, &'static str) {
         Function::Minus => (2, "minus(list, list) -> list"),
         Function::Intersect => (2, "intersect(list, list) -> list"),
         Function::Lower => (1, "lower(string) -> string"),
-        Function::StartsWith => (2, "starts_with(string, prefix) -> bool"),
+        Function::StartsWith => (2, "starts_with(string or list, prefix) -> bool"),
     }
 }

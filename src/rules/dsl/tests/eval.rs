@@ -116,6 +116,8 @@ fn list_functions() {
             "intersect(old.aggregates, new.aggregates) == ['sum_x']",
             "lower('MiXeD') == 'mixed'",
             "starts_with(old.mode, 'proctime') and not starts_with(old.mode, 'row')",
+            "starts_with(old.keys, 'b') and not starts_with(old.keys, 'z')",
+            "not starts_with(new.filters, '')",
         ],
         &facts,
     );

@@ -222,7 +222,7 @@ fn functions_check_arity() {
         (
             "starts_with('a')",
             "`starts_with` takes 2 arguments",
-            "starts_with(string, prefix)",
+            "starts_with(string or list, prefix)",
         ),
     ] {
         let call_text = src.split(" ==").next().unwrap_or(src);
