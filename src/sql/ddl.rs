@@ -279,6 +279,7 @@ fn component(
         watermark: None,
         primary_key: None,
         partitioned_by: Vec::new(),
+        distribution: None,
         options: Vec::new(),
         option_spans: Vec::new(),
         like: None,
