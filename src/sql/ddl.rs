@@ -33,19 +33,9 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
     let if_not_exists = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = name_of(file, &parser.parse_object_name(false)?);
     let mut def = TableDef {
-        name,
         temporary,
         if_not_exists,
-        columns: Vec::new(),
-        watermark: None,
-        primary_key: None,
-        partitioned_by: Vec::new(),
-        distribution: None,
-        options: Vec::new(),
-        option_spans: Vec::new(),
-        like: None,
-        like_options: Vec::new(),
-        query: None,
+        ..TableDef::empty(name)
     };
     if parser.consume_token(&Token::LParen) {
         loop {
@@ -271,21 +261,7 @@ fn component(
     name: &Name,
     modify: bool,
 ) -> Result<SchemaEdit, ParserError> {
-    let mut scratch = TableDef {
-        name: name.clone(),
-        temporary: false,
-        if_not_exists: false,
-        columns: Vec::new(),
-        watermark: None,
-        primary_key: None,
-        partitioned_by: Vec::new(),
-        distribution: None,
-        options: Vec::new(),
-        option_spans: Vec::new(),
-        like: None,
-        like_options: Vec::new(),
-        query: None,
-    };
+    let mut scratch = TableDef::empty(name.clone());
     element(file, parser, &mut scratch)?;
     if let Some(def) = scratch.watermark {
         return Ok(SchemaEdit::Watermark {
@@ -541,5 +517,26 @@ fn valid_intervals(expr: &sqlparser::ast::Expr) -> Result<(), ParserError> {
             "the watermark's interval: {why}"
         ))),
         None => Ok(()),
+    }
+}
+
+impl TableDef {
+    /// A permanent table of that name declaring nothing yet.
+    fn empty(name: Name) -> TableDef {
+        TableDef {
+            name,
+            temporary: false,
+            if_not_exists: false,
+            columns: Vec::new(),
+            watermark: None,
+            primary_key: None,
+            partitioned_by: Vec::new(),
+            distribution: None,
+            options: Vec::new(),
+            option_spans: Vec::new(),
+            like: None,
+            like_options: Vec::new(),
+            query: None,
+        }
     }
 }
