@@ -545,6 +545,13 @@ impl<'a> Builder<'a> {
                     where_terms.extend(self.converter().condition(&input, term)?.conjuncts());
                 }
             }
+            // Over a table's scan, its columns declared NOT NULL are never NULL.
+            if input.scan_only {
+                let conv = self.converter();
+                where_terms = super::normalize::with_not_null_terms(where_terms, &|e| {
+                    conv.declared_not_null(e)
+                });
+            }
             // `WHERE 1 = 1` filters nothing.
             where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
             super::normalize::simplify_filter_terms(&mut where_terms);
@@ -1196,6 +1203,7 @@ impl<'a> Builder<'a> {
                 columns: columns.into(),
                 open_tables,
                 base_tables: vec![name.to_string()],
+                scan_only: true,
                 ..Default::default()
             });
         }

@@ -535,6 +535,26 @@ impl<'a> Converter<'a> {
     }
 
     /// The declared type of a source column, when `value` is one.
+    /// Whether `value` is a column of a declared table declared NOT NULL (a primary key's
+    /// columns are): never NULL where the table is read as declared.
+    pub fn declared_not_null(&self, value: &CExpr) -> bool {
+        let Some((instance, column)) = value.as_column() else {
+            return false;
+        };
+        let table = self
+            .catalog
+            .table_at(super::scope::base_table(instance), self.ordinal);
+        table
+            .and_then(|table| table.def.columns.iter().find(|c| c.name == column))
+            .is_some_and(|def| match &def.kind {
+                crate::sql::ColumnKind::Physical { data_type }
+                | crate::sql::ColumnKind::Metadata { data_type, .. } => {
+                    data_type.ends_with(" NOT NULL")
+                }
+                crate::sql::ColumnKind::Computed { .. } => false,
+            })
+    }
+
     fn declared_type(&self, value: &CExpr) -> Option<String> {
         let (instance, column) = value.as_column()?;
         let table = self
@@ -839,6 +859,18 @@ impl<'a> Converter<'a> {
         }
         if distinct || filter.is_some() {
             return Err(self.error(span, format!("{name} is not an aggregate here: DISTINCT and FILTER need an aggregating query")));
+        }
+        // A built-in function of constants is its value (not a function a CREATE FUNCTION
+        // of the same name replaces).
+        if origin == FunctionOrigin::Builtin && super::fold::reduces(&name) {
+            let normalized: Vec<CExpr> = args
+                .iter()
+                .cloned()
+                .map(super::normalize::normalize)
+                .collect();
+            if let Some(value) = super::fold::builtin_call(&name, &normalized) {
+                return Ok(value);
+            }
         }
         Ok(CExpr::Call { name, args })
     }

@@ -10,6 +10,7 @@ pub mod decorrelate;
 pub mod degrade;
 pub mod dialect_names;
 pub mod expr;
+pub mod fold;
 pub mod functions;
 pub mod grouping_sets;
 pub mod insert_order;

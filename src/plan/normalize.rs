@@ -26,8 +26,11 @@
 //! spellings Flink 2.3 plans differently, even where the values agree: `COALESCE(a, b)`,
 //! `IFNULL(a, b)` and their CASE; `IF(c, x, y)` and its CASE; `a + b` and `b + a` (Flink keeps
 //! the operand order of arithmetic); `x > 100` and `x > 100.00` (a DECIMAL literal) or `x >
-//! 1.0E2`; `c IS NOT FALSE` and `c` (a NULL `c` passes the first); `x BETWEEN SYMMETRIC 'Z' AND
-//! 'A'` and `x BETWEEN 'A' AND 'Z'` (the order of two texts depends on the collation).
+//! 1.0E2`; `c IS NOT FALSE` and `c` (a NULL `c` passes the first), unless `c` is never NULL
+//! ([`with_not_null`]); `x BETWEEN SYMMETRIC 'Z' AND 'A'` and `x BETWEEN 'A' AND 'Z'` (the
+//! order of two texts depends on the collation).
+//!
+//! Constants are reduced to their value first (`super::fold`): `x > 2 * 3` is `x > 6`.
 
 use super::expr::CExpr;
 use super::literals::{compared_literal, literal_cast, literal_order, typed_literal};
@@ -54,10 +57,16 @@ pub fn normalize(expr: CExpr) -> CExpr {
             }
         }
         CExpr::Unary { op, operand } if op == "NOT" => negate(normalize(*operand)),
-        CExpr::Unary { op, operand } => CExpr::Unary {
-            op,
-            operand: Box::new(normalize(*operand)),
-        },
+        CExpr::Unary { op, operand } => {
+            let operand = normalize(*operand);
+            match super::fold::negated(&operand).filter(|_| op == "-") {
+                Some(value) => value,
+                None => CExpr::Unary {
+                    op,
+                    operand: Box::new(operand),
+                },
+            }
+        }
         CExpr::Call { name, args } => {
             let args: Vec<CExpr> = args.into_iter().map(normalize).collect();
             call(name, args)
@@ -293,10 +302,21 @@ fn binary(op: String, left: CExpr, right: CExpr) -> CExpr {
     // AS TIMESTAMP(3))` is `ts > TIMESTAMP '2024-01-01 00:00:00'`, `x > CAST(100 AS BIGINT)` is
     // `x > 100` (plan oracle: Flink reduces both alike).
     let (left, right) = if flipped(&op).is_some() {
-        (compared_literal(left), compared_literal(right))
+        (
+            compared_literal(super::fold::compared(left)),
+            compared_literal(super::fold::compared(right)),
+        )
     } else {
         (left, right)
     };
+    // A constant is its value (`2 * 3` is `6`, `'a' || 'b'` is `'ab'`: see `fold`).
+    let reduced = match op.as_str() {
+        "||" => super::fold::concatenated(&left, &right),
+        _ => super::fold::arithmetic(&op, &left, &right),
+    };
+    if let Some(value) = reduced {
+        return value;
+    }
     // `b = TRUE` is `b`, `b = FALSE` is `NOT b` (NULL stays NULL), and `<>` the other way.
     if op == "=" || op == "<>" {
         let truth = |e: &CExpr| match e {
@@ -509,8 +529,89 @@ pub fn as_condition(expr: CExpr) -> CExpr {
             let terms = chain_terms(&op, left, right);
             junction(&op, terms.into_iter().map(as_condition).collect())
         }
+        // `CASE WHEN c THEN TRUE ELSE FALSE END` (or ELSE NULL) is `c`: where c is not TRUE
+        // the row is rejected either way (plan oracle).
+        CExpr::Call { name, args }
+            if name == "CASE"
+                && matches!(args.as_slice(), [_, CExpr::Literal(t), CExpr::Literal(e)]
+                    if t == "TRUE" && (e == "FALSE" || e == "NULL")) =>
+        {
+            match args.into_iter().next() {
+                Some(condition) => as_condition(condition),
+                None => CExpr::Literal("NULL".into()),
+            }
+        }
+        // `x LIKE '%'` matches every text: it is `x IS NOT NULL` (plan oracle).
+        CExpr::Binary { op, left, right }
+            if op == "LIKE" && matches!(right.as_ref(), CExpr::Literal(p) if p == "'%'") =>
+        {
+            CExpr::Call {
+                name: "IS NOT NULL".into(),
+                args: vec![*left],
+            }
+        }
+        // `x = x` is `x IS NOT NULL` for a column (NULL only where x is; plan oracle).
+        CExpr::Binary { op, left, right }
+            if matches!(op.as_str(), "=" | "<=" | ">=")
+                && matches!(left.as_ref(), CExpr::Column { .. })
+                && left.canonical() == right.canonical() =>
+        {
+            CExpr::Call {
+                name: "IS NOT NULL".into(),
+                args: vec![*left],
+            }
+        }
         other => other,
     }
+}
+
+/// A normalized condition over a table's scan, where `not_null` tells the columns its
+/// declaration makes NOT NULL (plan oracle, as Flink's optimizer simplifies them): `c IS NOT
+/// NULL` is TRUE and `c IS NULL` FALSE, `c IS NOT FALSE` and `c IS TRUE` are `c`, `c IS NOT
+/// TRUE` and `c IS FALSE` are `NOT c`, `COALESCE(c, ...)` is `c`. Each holds as a value too
+/// (`c` is never NULL), so inside comparisons and calls as well.
+pub fn with_not_null(expr: CExpr, not_null: &dyn Fn(&CExpr) -> bool) -> CExpr {
+    match expr {
+        CExpr::Binary { op, left, right } if is_junction(&op) => {
+            let terms = chain_terms(&op, left, right);
+            junction(
+                &op,
+                terms
+                    .into_iter()
+                    .map(|t| with_not_null(t, not_null))
+                    .collect(),
+            )
+        }
+        CExpr::Binary { op, left, right } => binary(
+            op,
+            with_not_null(*left, not_null),
+            with_not_null(*right, not_null),
+        ),
+        CExpr::Call { name, args } => {
+            let mut args: Vec<CExpr> = args
+                .into_iter()
+                .map(|a| with_not_null(a, not_null))
+                .collect();
+            let first_not_null = args.first().is_some_and(not_null);
+            match (name.as_str(), args.len()) {
+                ("IS NOT NULL", 1) if first_not_null => CExpr::Literal("TRUE".into()),
+                ("IS NULL", 1) if first_not_null => CExpr::Literal("FALSE".into()),
+                ("IS NOT FALSE" | "IS TRUE", 1) | ("COALESCE", 2..) if first_not_null => {
+                    args.swap_remove(0)
+                }
+                ("IS NOT TRUE" | "IS FALSE", 1) if first_not_null => negate(args.swap_remove(0)),
+                _ => call(name, args),
+            }
+        }
+        CExpr::Unary { op, operand } if op == "NOT" => negate(with_not_null(*operand, not_null)),
+        other => other,
+    }
+}
+
+/// The terms of a filter (all of them must hold) with [`with_not_null`] applied, in their one
+/// order.
+pub fn with_not_null_terms(terms: Vec<CExpr>, not_null: &dyn Fn(&CExpr) -> bool) -> Vec<CExpr> {
+    with_not_null(junction("AND", terms), not_null).conjuncts()
 }
 
 /// `NOT expr` for a normalized `expr`, pushed down as far as it goes.

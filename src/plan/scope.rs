@@ -127,6 +127,10 @@ pub struct Relation {
     pub union_slot: Option<usize>,
     /// The columns of `JOIN ... USING (c)`: what an unqualified `c` reads (not two columns).
     pub using: Vec<Column>,
+    /// Whether it is the scan of one declared table, as declared: its columns are the
+    /// table's, NULL only where the declaration allows it (no join pads them, no grouping set
+    /// rolls them up).
+    pub scan_only: bool,
 }
 
 pub enum Resolved {
@@ -224,6 +228,7 @@ impl Relation {
     /// The columns of both inputs of a join, side by side (this relation's first): extends this
     /// relation, so a chain of joins grows one relation and its index.
     pub fn beside(mut self, right: Relation) -> Relation {
+        self.scan_only = false;
         self.columns.extend(right.columns);
         self.open_tables.extend(right.open_tables);
         self.base_tables.extend(right.base_tables);

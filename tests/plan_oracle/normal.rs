@@ -159,8 +159,10 @@ fn split_top_level(text: &str) -> Vec<String> {
     for c in text.chars() {
         match c {
             '\'' => quoted = !quoted,
-            '(' if !quoted => depth += 1,
-            ')' if !quoted => depth -= 1,
+            // A bracket nests too: the tool names a value an upstream operator computes
+            // `group_aggregate[k1, k2 BY ...]:COUNT(*)`, one argument.
+            '(' | '[' if !quoted => depth += 1,
+            ')' | ']' if !quoted => depth -= 1,
             ',' if !quoted && depth == 0 => {
                 out.push(cur.trim().to_string());
                 cur.clear();
