@@ -28,6 +28,7 @@ pub mod options_hint;
 pub mod over;
 pub mod prune;
 pub mod pushdown;
+pub mod ranges;
 pub mod rank;
 pub mod read_names;
 pub mod scope;

@@ -30,7 +30,9 @@
 //! ([`with_not_null`]); `x BETWEEN SYMMETRIC 'Z' AND 'A'` and `x BETWEEN 'A' AND 'Z'` (the
 //! order of two texts depends on the collation).
 //!
-//! Constants are reduced to their value first (`super::fold`): `x > 2 * 3` is `x > 6`.
+//! Constants are reduced to their value first (`super::fold`): `x > 2 * 3` is `x > 6`; the
+//! comparisons of one expression with integer literals in an AND / OR are combined into the
+//! values they admit (`super::ranges`): `x IN (1, 2) AND x IN (2, 3)` is `x = 2`.
 
 use super::expr::CExpr;
 use super::literals::{compared_literal, literal_cast, literal_order, typed_literal};
@@ -139,8 +141,19 @@ fn splice(op: &str, term: CExpr, out: &mut Vec<CExpr>) {
     }
 }
 
-/// `t1 op t2 op ...` from normalized terms: sorted, without repeats, nested to the left.
+/// `t1 op t2 op ...` from normalized terms: sorted, without repeats, nested to the left; the
+/// comparisons of one expression with integer literals combined (`super::ranges`).
 fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
+    let mut flat = Vec::with_capacity(terms.len());
+    for term in terms {
+        splice(op, term, &mut flat);
+    }
+    let combined = super::ranges::combine(op, flat, &junction_plain);
+    junction_plain(op, combined)
+}
+
+/// [`junction`] without combining comparisons.
+fn junction_plain(op: &str, terms: Vec<CExpr>) -> CExpr {
     let mut flat = Vec::with_capacity(terms.len());
     for term in terms {
         splice(op, term, &mut flat);
@@ -911,7 +924,11 @@ mod tests {
     #[test]
     fn a_long_chain_is_flattened_without_deep_recursion() {
         let chain = (0..2_000).fold(bin("=", col("a"), lit("0")), |acc, i| {
-            bin("AND", acc, bin("=", col("a"), lit(&i.to_string())))
+            bin(
+                "AND",
+                acc,
+                bin("=", col(&format!("a{i}")), lit(&i.to_string())),
+            )
         });
         assert!(n(chain).starts_with("(((("));
     }
