@@ -5,14 +5,15 @@
 //! INTERVAL 'n' unit` becomes `PATTERN ((p) `WITHIN INTERVAL 'n' unit`)`: the time constraint is
 //! part of the pattern as the tool compares it. The clauses of JSON functions (`KEY k VALUE v`,
 //! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call. A Unicode string literal
-//! `U&'\0041'` (optionally `UESCAPE '#'`) becomes the plain literal it denotes (`'A'`).
+//! `U&'\0041'` (optionally `UESCAPE '#'`) becomes the plain literal it denotes (`'A'`), and
+//! MATCH_RECOGNIZE's `SUBSET S = (A, B)` a quoted variable at the end of the pattern.
 
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let tokens = symmetric_between(model_arguments(json_clauses(within_into_pattern(
-        unicode_strings(tokens),
+        subset_into_pattern(unicode_strings(tokens)),
     ))));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
@@ -201,6 +202,88 @@ fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         ));
         rewritten.push(replaced(&out[close], Token::RParen));
         out = rewritten;
+        i = end;
+    }
+    out
+}
+
+/// `PATTERN (A B+ C) SUBSET S = (A, B) DEFINE` as `PATTERN (A B+ C `SUBSET S = (A, B)`) DEFINE`
+/// (before a WITHIN, which follows the pattern): sqlparser has no SUBSET; a pattern variable
+/// carries it, so that a changed SUBSET is a changed pattern, as MATCH_RECOGNIZE's rules judge it.
+fn subset_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !tokens.iter().any(|t| is_word(t, "SUBSET")) {
+        return tokens;
+    }
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        // The pattern's parentheses: the last PATTERN before the SUBSET, then its group.
+        let group = is_word(token, "SUBSET")
+            .then(|| out.iter().rposition(|t| is_word(t, "PATTERN")))
+            .flatten()
+            .and_then(|at| {
+                let open = (at + 1..out.len()).find(|&k| significant(&out[k]))?;
+                if out[open].token != Token::LParen {
+                    return None;
+                }
+                let mut depth = 0usize;
+                for (k, t) in out.iter().enumerate().skip(open) {
+                    match t.token {
+                        Token::LParen => depth += 1,
+                        Token::RParen => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(k);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                None
+            });
+        let Some(close) = group else {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        };
+        // The clause runs to DEFINE (or the end of MATCH_RECOGNIZE's parentheses), its own
+        // parentheses included.
+        let mut end = i + 1;
+        let mut depth = 0usize;
+        while end < tokens.len() {
+            match tokens[end].token {
+                Token::EOF => break,
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                _ if depth == 0 && is_word(&tokens[end], "DEFINE") => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let text = tokens[i..end]
+            .iter()
+            .filter(|t| significant(t))
+            .map(|t| t.token.to_string().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let word = replaced(
+            token,
+            Token::Word(Word {
+                value: text,
+                quote_style: Some('`'),
+                keyword: sqlparser::keywords::Keyword::NoKeyword,
+            }),
+        );
+        let space = replaced(
+            token,
+            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+        );
+        out.insert(close, word);
+        out.insert(close, space);
         i = end;
     }
     out
