@@ -85,6 +85,8 @@ fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
             .to_uppercase(),
         engine_version_changed: old.catalog.config.get("engine.version")
             != config.get("engine.version"),
+        mini_batch_old: old.catalog.config.is_true("table.exec.mini-batch.enabled"),
+        mini_batch_new: config.is_true("table.exec.mini-batch.enabled"),
         changed_keys: {
             let mut keys: Vec<String> = changes.iter().map(|c| c.written.clone()).collect();
             keys.dedup();

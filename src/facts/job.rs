@@ -14,6 +14,10 @@ facts! {
         pub uid_generation: String,
         /// engine.version differs between old and new
         pub engine_version_changed: bool,
+        /// table.exec.mini-batch.enabled is true in the old job
+        pub mini_batch_old: bool,
+        /// table.exec.mini-batch.enabled is true in the new job
+        pub mini_batch_new: bool,
         /// configuration keys whose value in force differs, except those that cannot change state
         pub changed_keys: Vec<String>,
         /// the statements the tool reads past (DROP, USE, ALTER, ...) differ

@@ -555,6 +555,12 @@ impl<'a> Builder<'a> {
             // `WHERE 1 = 1` filters nothing.
             where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
             super::normalize::simplify_filter_terms(&mut where_terms);
+            {
+                let converter = self.converter();
+                super::normalize::subsume_text_terms(&mut where_terms, &|e| {
+                    converter.is_varchar(e)
+                });
+            }
             let where_span = self.span(selection);
             for term in &where_terms {
                 self.filter_spans

@@ -10,8 +10,9 @@ use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::Language;
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, Ident, Spanned, Subscript, UnaryOperator, Value, VisitMut, VisitorMut,
+    AccessExpr, BinaryOperator, CeilFloorKind, DateTimeField, DuplicateTreatment, Expr, Function,
+    FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Spanned, Subscript, UnaryOperator,
+    Value, VisitMut, VisitorMut,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -255,7 +256,17 @@ impl<'a> Converter<'a> {
     /// The canonical lineage of an expression, in the one form Flink's equivalent spellings
     /// share (see [`super::normalize`]).
     pub fn expr(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
-        Ok(super::normalize::normalize(self.lineage(rel, expr)?))
+        let normalized = super::normalize::normalize(self.lineage(rel, expr)?);
+        Ok(super::normalize::subsume_text_ranges(normalized, &|e| {
+            self.is_varchar(e)
+        }))
+    }
+
+    /// Whether the expression is a source column declared VARCHAR (STRING).
+    pub fn is_varchar(&self, e: &CExpr) -> bool {
+        self.declared_type(e)
+            .map(|t| crate::sql::types::canonical_type(&t))
+            .is_some_and(|t| t == "STRING" || t.starts_with("VARCHAR"))
     }
 
     /// A condition (WHERE, HAVING, ON, FILTER): where only TRUE counts, `c IS TRUE` is `c`.
@@ -339,6 +350,40 @@ impl<'a> Converter<'a> {
                         name,
                         args: vec![value, CExpr::Literal(target)],
                     }
+                }
+            }
+            // `FLOOR(x TO unit)`, `CEIL(x TO unit)`: a call of the operand's lineage (its intervals
+            // by value) and the unit; `FLOOR(x)` a call of the operand.
+            Expr::Floor { expr: e, field } | Expr::Ceil { expr: e, field } => {
+                let name = if matches!(expr, Expr::Floor { .. }) {
+                    "FLOOR"
+                } else {
+                    "CEIL"
+                };
+                match field {
+                    CeilFloorKind::DateTimeField(DateTimeField::NoDateTime) => {
+                        match crate::sql::interval::split_trailing_unit(e) {
+                            Some((operand, unit)) => CExpr::Call {
+                                name: name.into(),
+                                args: vec![
+                                    self.lineage(rel, &operand)?,
+                                    CExpr::Literal(unit.to_string().to_uppercase()),
+                                ],
+                            },
+                            None => CExpr::Call {
+                                name: name.into(),
+                                args: vec![self.lineage(rel, e)?],
+                            },
+                        }
+                    }
+                    CeilFloorKind::DateTimeField(unit) => CExpr::Call {
+                        name: name.into(),
+                        args: vec![
+                            self.lineage(rel, e)?,
+                            CExpr::Literal(unit.to_string().to_uppercase()),
+                        ],
+                    },
+                    CeilFloorKind::Scale(_) => self.opaque(rel, expr)?,
                 }
             }
             Expr::IsNull(e) => self.unary_call(rel, "IS NULL", e)?,

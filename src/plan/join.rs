@@ -53,6 +53,11 @@ pub struct LookupState {
     pub table: String,
     pub async_lookup: bool,
     pub try_resolve: bool,
+    /// LOOKUP hints of this table that restate the default: only `'async'='false'` for a
+    /// table no option makes async. Flink plans the same lookup join with and without them
+    /// (plan oracle: lookup_join/async-false-hint-on-sync-table), so they are no hints the
+    /// query must be flagged for; the query's hints drop them.
+    pub default_hints: Vec<String>,
 }
 
 /// A join compared as a whole (a semi or anti join, ...), waiting for its SELECT: a condition
@@ -404,6 +409,9 @@ pub fn join(
         _ => OperatorKind::Join,
     };
     let lookup = (kind == OperatorKind::LookupJoin).then(|| lookup_state(b, factor));
+    if let Some(l) = &lookup {
+        b.hints.retain(|h| !l.default_hints.contains(h));
+    }
     let mut pending = PendingJoin {
         kind,
         join_type,
@@ -585,7 +593,29 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
         .config
         .get("table.optimizer.non-deterministic-update.strategy")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("TRY_RESOLVE"));
+    let default_hints = if option {
+        Vec::new()
+    } else {
+        b.hints
+            .iter()
+            .filter(|hint| {
+                let hint = squeeze(hint);
+                let Some(args) = hint
+                    .strip_prefix("lookup(")
+                    .and_then(|a| a.strip_suffix(')'))
+                else {
+                    return false;
+                };
+                let mut args: Vec<&str> = args.split(',').collect();
+                args.sort_unstable();
+                matches!(args.as_slice(), [a, t] if *a == "async=false"
+                    && t.strip_prefix("table=").is_some_and(|n| names.iter().any(|m| m == n)))
+            })
+            .cloned()
+            .collect()
+    };
     LookupState {
+        default_hints,
         table,
         async_lookup: hinted || option,
         try_resolve,

@@ -7,6 +7,9 @@
 //!   is `x`, `NOT (a AND b)` is `NOT a OR NOT b`, `NOT (x IS NULL)` is `x IS NOT NULL`, ...;
 //! - `b = TRUE` is `b`, `b = FALSE` is `NOT b`; `1 = 1` is TRUE, `x AND TRUE` is `x`;
 //! - `AND` and `OR` are flattened, their terms sorted and repeated terms dropped;
+//! - a range term another term of its AND / OR subsumes is dropped (`x > 5 AND x > 3` is `x > 5`);
+//!   on a VARCHAR column also with text literals, by code point (`s > '10' AND s > '9'` is
+//!   `s > '9'`; [`subsume_text_ranges`], which needs the column types);
 //! - a comparison has its operands in a fixed order, the operator flipped to keep its meaning:
 //!   `'DE' = country` is `country = 'DE'`, `5 < a` is `a > 5`, `d > a` is `a < d`.
 //!
@@ -204,28 +207,56 @@ fn numeric_bound(term: &CExpr) -> Option<(String, &str, f64)> {
         .then(|| (left.canonical(), op.as_str(), value))
 }
 
+/// A bound's constant: a number, or a text compared by code point.
+#[derive(PartialEq, PartialOrd)]
+enum BoundValue {
+    Number(f64),
+    Text(String),
+}
+
 /// Range terms on one expression that another term of the chain subsumes are dropped, as
 /// Flink's optimizer does (plan oracle: `qty > 5 AND qty > 3` is planned as `qty > 5`, `qty > 5
 /// OR qty > 3` as `qty > 3`). Both terms are NULL exactly when the expression is, so the
 /// result is the same in every context, not only in a filter.
 fn subsume_ranges(op: &str, terms: &mut Vec<CExpr>) {
-    let bounds: Vec<Option<(String, &str, f64)>> = terms.iter().map(numeric_bound).collect();
-    // Whether `a` implies `b` (both bounds of one expression in the same direction).
-    let implies = |a: &(String, &str, f64), b: &(String, &str, f64)| {
-        if a.0 != b.0 {
+    let bounds: Vec<Option<(String, String, BoundValue)>> = terms
+        .iter()
+        .map(|t| numeric_bound(t).map(|(e, o, v)| (e, o.to_string(), BoundValue::Number(v))))
+        .collect();
+    drop_subsumed(op, terms, &bounds);
+}
+
+/// Drops the terms of an `op` chain that another term's bound subsumes (see [`subsume_ranges`]).
+fn drop_subsumed(
+    op: &str,
+    terms: &mut Vec<CExpr>,
+    bounds: &[Option<(String, String, BoundValue)>],
+) {
+    // Whether `a` implies `b` (both bounds of one expression in the same direction, constants
+    // of one kind).
+    let implies = |a: &(String, String, BoundValue), b: &(String, String, BoundValue)| {
+        if a.0 != b.0 || a.2.partial_cmp(&b.2).is_none() {
+            return false;
+        }
+        if matches!(
+            (&a.2, &b.2),
+            (BoundValue::Number(_), BoundValue::Text(_))
+                | (BoundValue::Text(_), BoundValue::Number(_))
+        ) {
             return false;
         }
         let lower = |o: &str| o == ">" || o == ">=";
-        if lower(a.1) != lower(b.1) {
+        if lower(&a.1) != lower(&b.1) {
             return false;
         }
         let strict = |o: &str| o == ">" || o == "<";
-        let tighter = if lower(a.1) { a.2 > b.2 } else { a.2 < b.2 };
-        tighter || (a.2 == b.2 && (strict(a.1) || !strict(b.1)))
+        let tighter = if lower(&a.1) { a.2 > b.2 } else { a.2 < b.2 };
+        tighter || (a.2 == b.2 && (strict(&a.1) || !strict(&b.1)))
     };
     let mut drop = vec![false; terms.len()];
-    for i in 0..terms.len() {
-        for j in 0..terms.len() {
+    debug_assert_eq!(bounds.len(), terms.len());
+    for i in 0..terms.len().min(bounds.len()) {
+        for j in 0..terms.len().min(bounds.len()) {
             if i == j || drop[j] {
                 continue;
             }
@@ -248,6 +279,81 @@ fn subsume_ranges(op: &str, terms: &mut Vec<CExpr>) {
         index += 1;
         !drop[index - 1]
     });
+}
+
+/// Range terms on a text that another term of its chain subsumes are dropped, as Flink's
+/// optimizer does for numbers (plan oracle: `s > '10' AND s > '9'` on a STRING `s` is planned as
+/// `s > '9'`): texts compare by code point (Flink compares the UTF-8 bytes). `is_text` says
+/// which expressions are VARCHAR (a number or date compared with a text literal converts the
+/// literal, and orders otherwise); only literals without trailing blanks and within the Basic
+/// Multilingual Plane, where every order Flink uses agrees, count. Applied to `AND`/`OR` chains
+/// anywhere in an already normalized expression.
+pub fn subsume_text_ranges(expr: CExpr, is_text: &dyn Fn(&CExpr) -> bool) -> CExpr {
+    match expr {
+        CExpr::Binary { op, left, right } if is_junction(&op) => {
+            let terms: Vec<CExpr> = chain_terms(&op, left, right)
+                .into_iter()
+                .map(|t| subsume_text_ranges(t, is_text))
+                .collect();
+            let bounds: Vec<Option<(String, String, BoundValue)>> =
+                terms.iter().map(|t| text_bound(t, is_text)).collect();
+            if bounds.iter().filter(|b| b.is_some()).count() < 2 {
+                return junction(&op, terms);
+            }
+            let mut terms = terms;
+            drop_subsumed(&op, &mut terms, &bounds);
+            junction(&op, terms)
+        }
+        CExpr::Binary { op, left, right } => CExpr::Binary {
+            op,
+            left: Box::new(subsume_text_ranges(*left, is_text)),
+            right: Box::new(subsume_text_ranges(*right, is_text)),
+        },
+        CExpr::Unary { op, operand } => CExpr::Unary {
+            op,
+            operand: Box::new(subsume_text_ranges(*operand, is_text)),
+        },
+        CExpr::Call { name, args } => CExpr::Call {
+            name,
+            args: args
+                .into_iter()
+                .map(|a| subsume_text_ranges(a, is_text))
+                .collect(),
+        },
+        other => other,
+    }
+}
+
+/// The terms of a filter (all of them must hold): those on a text that another one subsumes
+/// dropped (see [`subsume_text_ranges`]).
+pub fn subsume_text_terms(terms: &mut Vec<CExpr>, is_text: &dyn Fn(&CExpr) -> bool) {
+    let bounds: Vec<Option<(String, String, BoundValue)>> =
+        terms.iter().map(|t| text_bound(t, is_text)).collect();
+    if bounds.iter().filter(|b| b.is_some()).count() >= 2 {
+        drop_subsumed("AND", terms, &bounds);
+    }
+}
+
+/// A comparison `text op 'literal'` of a normalized term, the literal's text decoded.
+fn text_bound(
+    term: &CExpr,
+    is_text: &dyn Fn(&CExpr) -> bool,
+) -> Option<(String, String, BoundValue)> {
+    let CExpr::Binary { op, left, right } = term else {
+        return None;
+    };
+    if !matches!(op.as_str(), "<" | "<=" | ">" | ">=") || is_constant(left) || !is_text(left) {
+        return None;
+    }
+    let CExpr::Literal(text) = right.as_ref() else {
+        return None;
+    };
+    let body = text
+        .strip_prefix('\'')?
+        .strip_suffix('\'')?
+        .replace("''", "'");
+    let plain = !body.ends_with(' ') && body.chars().all(|c| (c as u32) < 0xD800);
+    plain.then(|| (left.canonical(), op.clone(), BoundValue::Text(body)))
 }
 
 /// In a filter (where NULL and FALSE both drop the row), `x IS NOT NULL` is implied by a

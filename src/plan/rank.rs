@@ -184,6 +184,9 @@ pub fn reads_rank(select: &Select, input: &Relation, pending: &PendingRank) -> b
 
 /// The columns flowing into the rank: those of the ranking SELECT that `used` (what the queries
 /// above read, as lineage) is computed from, as Flink pushes its projection beneath the rank.
+/// The order key of a deduplication on processing time.
+const PROCTIME_ORDER: &str = "PROCTIME()";
+
 fn rank_inputs(pending: &PendingRank, used: &[CExpr]) -> Vec<String> {
     fn walk(e: &CExpr, pending: &PendingRank, marked: &mut Vec<bool>, open: &mut Vec<String>) {
         if let Some(at) = pending.input.iter().position(|c| c.expr == *e) {
@@ -372,7 +375,34 @@ pub fn build(
         .iter()
         .map(|(p, _)| p.canonical())
         .collect();
-    let order_keys: Vec<String> = pending.order.iter().map(|(o, ..)| o.canonical()).collect();
+    // A deduplication on processing time orders by PROCTIME, whichever processing-time
+    // attribute names it (a DDL `pt AS PROCTIME()` or PROCTIME() in a view): Flink plans
+    // `order=[PROCTIME]` and keeps no time value in its state (plan oracle:
+    // proctime-dedup-ddl-column-vs-view).
+    let proctime_dedup =
+        |time: &Option<TimeKind>| is_dedup && matches!(time, Some(TimeKind::Proctime));
+    let proctime_renamed: Vec<String> = pending
+        .order
+        .iter()
+        .filter(|(_, _, time, _)| proctime_dedup(time))
+        .map(|(o, ..)| o.canonical())
+        .collect();
+    let order_keys: Vec<String> = pending
+        .order
+        .iter()
+        .map(|(o, _, time, _)| {
+            if proctime_dedup(time) {
+                PROCTIME_ORDER.to_string()
+            } else {
+                o.canonical()
+            }
+        })
+        .collect();
+    for column in schema.iter_mut() {
+        if proctime_renamed.contains(column) {
+            *column = PROCTIME_ORDER.to_string();
+        }
+    }
     for key in partition.iter().chain(&order_keys) {
         if !schema.contains(key) {
             schema.push(key.clone());
@@ -402,7 +432,11 @@ pub fn build(
         op.put(&DeduplicateFacts {
             mode: mode.into(),
             order: TimeOrder {
-                key: key.canonical(),
+                key: if proctime_dedup(time) {
+                    PROCTIME_ORDER.to_string()
+                } else {
+                    key.canonical()
+                },
                 direction: if *descending { "desc" } else { "asc" }.into(),
                 time_kind: time.map(|t| t.name().to_string()),
             },

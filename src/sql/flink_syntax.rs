@@ -4,13 +4,17 @@
 //! constructor `MAP[k1, v1]` the call `MAP(k1, v1)`. MATCH_RECOGNIZE's `PATTERN (p) WITHIN
 //! INTERVAL 'n' unit` becomes `PATTERN ((p) `WITHIN INTERVAL 'n' unit`)`: the time constraint is
 //! part of the pattern as the tool compares it. The clauses of JSON functions (`KEY k VALUE v`,
-//! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call.
+//! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call. A Unicode string literal
+//! `U&'\0041'` (optionally `UESCAPE '#'`) becomes the plain literal it denotes (`'A'`), and
+//! MATCH_RECOGNIZE's `SUBSET S = (A, B)` a quoted variable at the end of the pattern.
 
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
 /// The tokens with Flink's row types and map constructors in sqlparser's spelling.
 pub fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let tokens = symmetric_between(model_arguments(json_clauses(within_into_pattern(tokens))));
+    let tokens = symmetric_between(model_arguments(json_clauses(within_into_pattern(
+        subset_into_pattern(unicode_strings(tokens)),
+    ))));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     // Per open bracket, what its closing token becomes; and how many of them open a type.
     let mut closers: Vec<(Token, bool)> = Vec::new();
@@ -198,6 +202,88 @@ fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         ));
         rewritten.push(replaced(&out[close], Token::RParen));
         out = rewritten;
+        i = end;
+    }
+    out
+}
+
+/// `PATTERN (A B+ C) SUBSET S = (A, B) DEFINE` as `PATTERN (A B+ C `SUBSET S = (A, B)`) DEFINE`
+/// (before a WITHIN, which follows the pattern): sqlparser has no SUBSET; a pattern variable
+/// carries it, so that a changed SUBSET is a changed pattern, as MATCH_RECOGNIZE's rules judge it.
+fn subset_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    if !tokens.iter().any(|t| is_word(t, "SUBSET")) {
+        return tokens;
+    }
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        // The pattern's parentheses: the last PATTERN before the SUBSET, then its group.
+        let group = is_word(token, "SUBSET")
+            .then(|| out.iter().rposition(|t| is_word(t, "PATTERN")))
+            .flatten()
+            .and_then(|at| {
+                let open = (at + 1..out.len()).find(|&k| significant(&out[k]))?;
+                if out[open].token != Token::LParen {
+                    return None;
+                }
+                let mut depth = 0usize;
+                for (k, t) in out.iter().enumerate().skip(open) {
+                    match t.token {
+                        Token::LParen => depth += 1,
+                        Token::RParen => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(k);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                None
+            });
+        let Some(close) = group else {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        };
+        // The clause runs to DEFINE (or the end of MATCH_RECOGNIZE's parentheses), its own
+        // parentheses included.
+        let mut end = i + 1;
+        let mut depth = 0usize;
+        while end < tokens.len() {
+            match tokens[end].token {
+                Token::EOF => break,
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                _ if depth == 0 && is_word(&tokens[end], "DEFINE") => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let text = tokens[i..end]
+            .iter()
+            .filter(|t| significant(t))
+            .map(|t| t.token.to_string().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let word = replaced(
+            token,
+            Token::Word(Word {
+                value: text,
+                quote_style: Some('`'),
+                keyword: sqlparser::keywords::Keyword::NoKeyword,
+            }),
+        );
+        let space = replaced(
+            token,
+            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+        );
+        out.insert(close, word);
+        out.insert(close, space);
         i = end;
     }
     out
@@ -517,4 +603,137 @@ fn symmetric_between(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         i = end;
     }
     out
+}
+
+/// `U&'...'` (Flink's and Calcite's Unicode string literal, the escape `\XXXX` or `\+XXXXXX`,
+/// `\\` a backslash; `UESCAPE 'c'` after it chooses another escape character) as the plain
+/// string literal it denotes: `U&'\0041'` is `'A'`. sqlparser reads `U`, `&` and a string. A
+/// literal whose escapes do not decode is left as written (and fails as SQL, as in Flink).
+fn unicode_strings(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_u = |t: &TokenWithSpan| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("U"));
+    if !tokens.iter().any(is_u) {
+        return tokens;
+    }
+    let adjacent = |a: &TokenWithSpan, b: &TokenWithSpan| {
+        a.span.end.line == b.span.start.line && a.span.end.column == b.span.start.column
+    };
+    let significant = |from: usize| {
+        (from..tokens.len()).find(|&k| !matches!(tokens[k].token, Token::Whitespace(_)))
+    };
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let literal = match (tokens.get(i), tokens.get(i + 1), tokens.get(i + 2)) {
+            (Some(u), Some(amp), Some(text))
+                if is_u(u)
+                    && amp.token == Token::Ampersand
+                    && adjacent(u, amp)
+                    && adjacent(amp, text) =>
+            {
+                match &text.token {
+                    Token::SingleQuotedString(body) => Some(body.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(body) = literal else {
+            out.push(tokens[i].clone());
+            i += 1;
+            continue;
+        };
+        // `UESCAPE 'c'` after the literal.
+        let mut end = i + 2;
+        let mut escape = '\\';
+        if let Some(k) = significant(i + 3) {
+            if matches!(&tokens[k].token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("UESCAPE"))
+            {
+                match significant(k + 1).map(|c| (c, &tokens[c].token)) {
+                    Some((c, Token::SingleQuotedString(e))) if e.chars().count() == 1 => {
+                        escape = e.chars().next().unwrap_or('\\');
+                        end = c;
+                    }
+                    _ => {
+                        out.push(tokens[i].clone());
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        match decode_unicode(&body, escape) {
+            Some(decoded) => {
+                out.push(TokenWithSpan {
+                    token: Token::SingleQuotedString(decoded),
+                    span: Span::new(tokens[i].span.start, tokens[end].span.end),
+                });
+                i = end + 1;
+            }
+            None => {
+                out.push(tokens[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The text of a Unicode literal's body: `<e>XXXX` (four hex digits), `<e>+XXXXXX` (six), `<e><e>`
+/// the escape character itself; None for any other use of the escape character.
+fn decode_unicode(body: &str, escape: char) -> Option<String> {
+    let chars: Vec<char> = body.chars().collect();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != escape {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let hex = |from: usize, n: usize| -> Option<char> {
+            let digits: String = chars.get(from..from + n)?.iter().collect();
+            if !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            char::from_u32(u32::from_str_radix(&digits, 16).ok()?)
+        };
+        match chars.get(i + 1) {
+            Some(c) if *c == escape => {
+                out.push(escape);
+                i += 2;
+            }
+            Some('+') => {
+                out.push(hex(i + 2, 6)?);
+                i += 8;
+            }
+            Some(_) => {
+                out.push(hex(i + 1, 4)?);
+                i += 5;
+            }
+            None => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod unicode_tests {
+    use super::*;
+
+    #[test]
+    fn unicode_escapes_decode() {
+        assert_eq!(decode_unicode(r"\0041", '\\').as_deref(), Some("A"));
+        assert_eq!(
+            decode_unicode(r"a\00e9\\b", '\\').as_deref(),
+            Some("a\u{e9}\\b")
+        );
+        assert_eq!(
+            decode_unicode(r"\+01F600", '\\').as_deref(),
+            Some("\u{1F600}")
+        );
+        assert_eq!(decode_unicode("#0041#", '#'), None);
+        assert_eq!(decode_unicode("#0041", '#').as_deref(), Some("A"));
+        assert_eq!(decode_unicode(r"\00g1", '\\'), None);
+        assert_eq!(decode_unicode(r"\D800", '\\'), None);
+    }
 }

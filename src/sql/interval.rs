@@ -21,6 +21,47 @@ pub fn interval_value(interval: &Interval) -> Result<(i128, i128), String> {
     })
 }
 
+/// Whether `first TO last` is an interval range Flink's parser (Calcite) reads: YEAR TO MONTH,
+/// DAY TO HOUR/MINUTE/SECOND, HOUR TO MINUTE/SECOND, MINUTE TO SECOND.
+pub fn is_range(first: &DateTimeField, last: &DateTimeField) -> bool {
+    if unit_months(first).is_some() {
+        return matches!(first, DateTimeField::Year | DateTimeField::Years)
+            && matches!(last, DateTimeField::Month | DateTimeField::Months);
+    }
+    let order = |f: &DateTimeField| match f {
+        DateTimeField::Day | DateTimeField::Days => Some(0),
+        DateTimeField::Hour | DateTimeField::Hours => Some(1),
+        DateTimeField::Minute | DateTimeField::Minutes => Some(2),
+        DateTimeField::Second | DateTimeField::Seconds => Some(3),
+        _ => None,
+    };
+    matches!((order(first), order(last)), (Some(a), Some(b)) if a < b)
+}
+
+/// `FLOOR(ts + INTERVAL '1' YEAR TO DAY)`: sqlparser reads `YEAR TO DAY` as the interval's range,
+/// Flink (Calcite) as `FLOOR((ts + INTERVAL '1' YEAR) TO DAY)`, as no interval ranges from YEAR
+/// to DAY. The operand with the trailing interval's impossible range taken off, and that unit.
+pub fn split_trailing_unit(expr: &Expr) -> Option<(Expr, DateTimeField)> {
+    let mut copy = expr.clone();
+    let mut at = &mut copy;
+    loop {
+        match at {
+            Expr::BinaryOp { right, .. } => at = right.as_mut(),
+            Expr::UnaryOp { expr, .. } => at = expr.as_mut(),
+            Expr::Interval(interval) => {
+                let first = interval.leading_field.clone()?;
+                let last = interval.last_field.clone()?;
+                if is_range(&first, &last) {
+                    return None;
+                }
+                interval.last_field = None;
+                return Some((copy, last));
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn literal_text(expr: &Expr) -> Option<(String, bool)> {
     match expr {
         Expr::Value(v) => match &v.value {
