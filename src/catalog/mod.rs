@@ -132,6 +132,14 @@ pub struct Catalog {
     pub path: NamePath,
     /// Keyed by the uppercased name: function names are case-insensitive.
     pub functions: BTreeMap<String, Function>,
+    /// Every CREATE FUNCTION, in script order, by uppercased name: its kind (temporary system,
+    /// temporary, catalog), the path it was declared in and its implementation. A name declared
+    /// more than once (in two databases, TEMPORARY beside a catalog function, a temporary system
+    /// function beside a temporary one) resolves by Flink's order and the current path, which
+    /// `functions` (one definition per name) does not model.
+    pub function_declarations: Vec<(String, String)>,
+    /// The current catalog and database after each `USE CATALOG` / `USE`, in script order.
+    pub paths_used: Vec<NamePath>,
     /// The configuration at the end of the script (the job's, as it is submitted).
     pub config: Config,
     /// The configurations in force at the queries (`QueryStatement::config_version`): a SET
@@ -256,6 +264,16 @@ impl Catalog {
             self.config_changed = false;
         }
         self.config_versions.len() - 1
+    }
+
+    /// Whether the definition `identity` names here is a TEMPORARY table or view.
+    fn temporary_in_force(&self, identity: &str) -> bool {
+        self.declares(identity)
+            && match (self.views.get(identity), self.tables.get(identity)) {
+                (Some(view), _) => view.def.temporary,
+                (None, Some(table)) => table.def.temporary,
+                (None, None) => false,
+            }
     }
 
     /// Whether `identity` names a table or view here: declared and not dropped since.
@@ -406,6 +424,48 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             };
             skip(catalog, Skipped::View(Box::new(view)), statement.span)
         }
+        StatementKind::CreateTable(def)
+            if !def.temporary
+                && def.query.is_none()
+                && catalog.temporary_in_force(&catalog.path.identity(&def.name.parts)) =>
+        {
+            // A catalog table created under the name of a TEMPORARY table or view in force:
+            // Flink resolves the temporary one first, so the new table is hidden until the
+            // temporary one is dropped.
+            let identity = catalog.path.identity(&def.name.parts);
+            let (def, open) = with_like(file, catalog, *def)?;
+            validate_table(file, &def, open)?;
+            let table = Table {
+                def,
+                span: statement.span,
+                open,
+                altered: None,
+            };
+            hide(
+                catalog,
+                identity,
+                Skipped::Table(Box::new(table)),
+                statement.span,
+            );
+        }
+        StatementKind::CreateView(def)
+            if !def.temporary
+                && catalog.temporary_in_force(&catalog.path.identity(&def.name.parts)) =>
+        {
+            let identity = catalog.path.identity(&def.name.parts);
+            let view = View {
+                def,
+                span: statement.span,
+                hints: statement.hints,
+                path: catalog.path.clone(),
+            };
+            hide(
+                catalog,
+                identity,
+                Skipped::View(Box::new(view)),
+                statement.span,
+            );
+        }
         StatementKind::CreateTable(def) => {
             // A second CREATE of a name (a TEMPORARY table over a catalog one) replaces it
             // from here on.
@@ -463,9 +523,46 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             );
         }
         StatementKind::CreateFunction(def) => {
-            catalog
-                .functions
-                .insert(def.name.last().to_uppercase(), Function { def });
+            let key = def.name.last().to_uppercase();
+            let head: Vec<String> = file
+                .slice(statement.span)
+                .split_whitespace()
+                .take(4)
+                .map(str::to_uppercase)
+                .collect();
+            let kind = match (head.iter().any(|w| w == "SYSTEM"), def.temporary) {
+                (true, _) => "temporary system",
+                (false, true) => "temporary",
+                (false, false) => "catalog",
+            };
+            catalog.function_declarations.push((
+                key.clone(),
+                format!(
+                    "{kind} {} {} {:?} {:?}",
+                    catalog.path.identity(&def.name.parts),
+                    def.class,
+                    def.language,
+                    def.resources
+                ),
+            ));
+            // Flink resolves a temporary function before a catalog one of the same name,
+            // whichever was created first.
+            let hidden = !def.temporary
+                && catalog
+                    .functions
+                    .get(&key)
+                    .is_some_and(|function| function.def.temporary);
+            if hidden {
+                catalog.notes.assume(
+                    format!(
+                        "function `{}` is TEMPORARY here: it hides the catalog function this CREATE declares (Flink resolves the temporary one)",
+                        def.name.last()
+                    ),
+                    Some(statement.span),
+                );
+            } else {
+                catalog.functions.insert(key, Function { def });
+            }
         }
         StatementKind::Set(setting) => {
             catalog.config.set(
@@ -521,8 +618,14 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         StatementKind::Use {
             catalog: true,
             name,
-        } => catalog.path.use_catalog(name.last()),
-        StatementKind::Use { name, .. } => catalog.path.use_database(&name.parts),
+        } => {
+            catalog.path.use_catalog(name.last());
+            catalog.paths_used.push(catalog.path.clone());
+        }
+        StatementKind::Use { name, .. } => {
+            catalog.path.use_database(&name.parts);
+            catalog.paths_used.push(catalog.path.clone());
+        }
         StatementKind::AlterTable {
             name,
             change,
@@ -604,6 +707,16 @@ fn skip(catalog: &mut Catalog, skipped: Skipped, span: ByteSpan) {
     catalog.skipped.push((identity, skipped));
 }
 
+/// A catalog table or view created under the name of a TEMPORARY one in force: kept hidden (in
+/// force again once the temporary one is dropped), not read by the queries.
+fn hide(catalog: &mut Catalog, identity: String, hidden: Skipped, span: ByteSpan) {
+    catalog.notes.assume(
+        format!("`{identity}` is TEMPORARY here: it hides the catalog definition this CREATE declares (Flink resolves the temporary one)"),
+        Some(span),
+    );
+    catalog.shadowed.insert(identity, hidden);
+}
+
 /// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, the name's parts, and how
 /// many keywords come before the name.
 fn dropped(text: &str) -> Option<(bool, Vec<String>, usize)> {
@@ -626,11 +739,34 @@ fn dropped(text: &str) -> Option<(bool, Vec<String>, usize)> {
         at += 2;
     }
     let name = words.get(at)?;
-    let parts: Vec<String> = name
-        .split('.')
-        .map(|p| p.trim_matches('`').to_string())
-        .collect();
+    let parts = name_parts(name);
     (words.len() == at + 1 && parts.iter().all(|p| !p.is_empty())).then_some((view, parts, at))
+}
+
+/// The parts of a name as written: split at the dots outside backquotes, a quoted part unquoted
+/// (`` `db1.orders` `` is one part).
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut chars = name.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '`' if quoted && chars.peek() == Some(&'`') => {
+                chars.next();
+                if let Some(p) = parts.last_mut() {
+                    p.push('`');
+                }
+            }
+            '`' => quoted = !quoted,
+            '.' if !quoted => parts.push(String::new()),
+            _ => {
+                if let Some(p) = parts.last_mut() {
+                    p.push(c);
+                }
+            }
+        }
+    }
+    parts
 }
 
 /// A statement quoted as written, on one line, without its `;`, cut after 60 characters.

@@ -23,6 +23,17 @@ impl Default for NamePath {
     }
 }
 
+/// A name part as it is written in an identity: backquoted (a backquote doubled) when it holds a
+/// `.` or a backquote, so that the table `` `db1.orders` `` of the current database and the table
+/// `orders` of database `db1` are two identities.
+fn quoted(part: &str) -> String {
+    if part.contains('.') || part.contains('`') {
+        format!("`{}`", part.replace('`', "``"))
+    } else {
+        part.to_string()
+    }
+}
+
 impl NamePath {
     /// The identity of the object `parts` names (`t`, `db.t` or `catalog.db.t`) from here.
     pub fn identity(&self, parts: &[String]) -> String {
@@ -32,10 +43,11 @@ impl NamePath {
             [database, name] => (self.catalog.as_str(), database.as_str(), name),
             [.., catalog, database, name] => (catalog.as_str(), database.as_str(), name),
         };
+        let name = quoted(name);
         match (catalog == DEFAULT_CATALOG, database == DEFAULT_DATABASE) {
-            (true, true) => name.clone(),
-            (true, false) => format!("{database}.{name}"),
-            _ => format!("{catalog}.{database}.{name}"),
+            (true, true) => name,
+            (true, false) => format!("{}.{name}", quoted(database)),
+            _ => format!("{}.{}.{name}", quoted(catalog), quoted(database)),
         }
     }
 
@@ -80,6 +92,18 @@ mod tests {
             here.identity(&parts("db2.orders"))
         );
         assert_eq!(here.identity(&parts("cat.db.sink_v1")), "cat.db.sink_v1");
+    }
+
+    #[test]
+    fn a_part_holding_a_dot_is_one_part() {
+        let here = NamePath::default();
+        let one = here.identity(&["db1.orders".to_string()]);
+        assert_eq!(one, "`db1.orders`");
+        assert_ne!(one, here.identity(&parts("db1.orders")));
+        assert_eq!(
+            here.identity(&["db1".to_string(), "a`b".to_string()]),
+            "db1.`a``b`"
+        );
     }
 
     #[test]

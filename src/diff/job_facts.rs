@@ -227,9 +227,48 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
         None => HashSet::new(),
     };
     let shadowing = new_only.filter(|(name, _)| called.contains(name.as_str()));
-    replaced
+    let mut changed: Vec<String> = replaced
         .chain(shadowing)
         .map(|(_, f)| f.def.name.last().to_string())
+        .collect();
+    for name in ambiguous_functions_resolved_otherwise(old, new) {
+        if !changed.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+            changed.push(name);
+        }
+    }
+    changed
+}
+
+/// Function names declared more than once in either job (in two databases, TEMPORARY beside a
+/// catalog function, a temporary system function beside a temporary one), whose declarations or
+/// the `USE` statements (where queries and views resolve names from) differ between the jobs: a call
+/// of such a name may resolve to another implementation, which the tool does not model.
+fn ambiguous_functions_resolved_otherwise(old: &Plan, new: &Plan) -> Vec<String> {
+    let declarations = |plan: &Plan, name: &str| -> Vec<String> {
+        plan.catalog
+            .function_declarations
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, d)| d.clone())
+            .collect()
+    };
+    let mut names: Vec<&String> = old
+        .catalog
+        .function_declarations
+        .iter()
+        .chain(new.catalog.function_declarations.iter())
+        .map(|(n, _)| n)
+        .collect();
+    names.sort();
+    names.dedup();
+    let same_paths = old.catalog.paths_used == new.catalog.paths_used;
+    names
+        .into_iter()
+        .filter(|name| {
+            let (o, n) = (declarations(old, name), declarations(new, name));
+            (o.len() > 1 || n.len() > 1) && (o != n || !same_paths)
+        })
+        .map(|name| name.to_lowercase())
         .collect()
 }
 
