@@ -755,8 +755,15 @@ fn qualified_names_never_change_a_verdict() {
     rewrite_keeps_outcomes("names qualified, other USE", |old, new| {
         let prefix = "default_catalog.default_database.";
         let used = "USE CATALOG other_catalog;\nUSE other_db;\n";
-        let qualified =
-            |sql: &str| spelling::uses_catalogs(sql) || spelling::has_qualified_names(sql);
+        // A function name declared twice (TEMPORARY beside a catalog function) is compared
+        // with the databases its declarations are in and the USE statements, which this
+        // rewrite changes: the tool answers unknown there (`query-function-changed`, the safe
+        // side), so such a case is left as it is.
+        let qualified = |sql: &str| {
+            spelling::uses_catalogs(sql)
+                || spelling::has_qualified_names(sql)
+                || spelling::declares_a_function_twice(sql)
+        };
         if qualified(old) || qualified(new) {
             return (old.to_string(), new.to_string());
         }

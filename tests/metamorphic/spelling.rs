@@ -122,6 +122,31 @@ pub fn uses_catalogs(sql: &str) -> bool {
 
 /// Qualifies every table and view name (after FROM, JOIN, INTO, TABLE, VIEW; a LIKE base) with
 /// `prefix` (`default_catalog.default_database.`), leaving CTEs and qualified names alone.
+/// Whether two CREATE FUNCTION statements of the script declare one name (case-insensitive).
+pub fn declares_a_function_twice(sql: &str) -> bool {
+    let mut names: Vec<String> = sql
+        .split(';')
+        .filter_map(|statement| {
+            let words: Vec<String> = statement
+                .split_whitespace()
+                .map(str::to_uppercase)
+                .collect();
+            if words.first().map(String::as_str) != Some("CREATE") {
+                return None;
+            }
+            let at = words.iter().position(|w| w == "FUNCTION")?;
+            words[at + 1..]
+                .iter()
+                .find(|w| !matches!(w.as_str(), "IF" | "NOT" | "EXISTS"))
+                .cloned()
+        })
+        .collect();
+    let declared = names.len();
+    names.sort();
+    names.dedup();
+    names.len() < declared
+}
+
 pub fn qualify_names(sql: &str, prefix: &str) -> String {
     if uses_catalogs(sql) {
         return sql.to_string();
