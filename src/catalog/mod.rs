@@ -266,6 +266,18 @@ impl Catalog {
         self.config_versions.len() - 1
     }
 
+    /// Whether `CREATE [TEMPORARY] ... IF NOT EXISTS identity` finds the name taken: Flink looks
+    /// among the temporary tables and views for a TEMPORARY one, among the catalog's for another
+    /// (a catalog definition a temporary one hides counts).
+    fn exists(&self, identity: &str, temporary: bool) -> bool {
+        if temporary {
+            self.temporary_in_force(identity)
+        } else {
+            (self.declares(identity) && !self.temporary_in_force(identity))
+                || self.shadowed.contains_key(identity)
+        }
+    }
+
     /// Whether the definition `identity` names here is a TEMPORARY table or view.
     fn temporary_in_force(&self, identity: &str) -> bool {
         self.declares(identity)
@@ -403,7 +415,8 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         // `CREATE ... IF NOT EXISTS` of a name already declared is a no-op in Flink: the
         // first definition stays (a later one read instead would hide a change of the first).
         StatementKind::CreateTable(def)
-            if def.if_not_exists && catalog.declares(&catalog.path.identity(&def.name.parts)) =>
+            if def.if_not_exists
+                && catalog.exists(&catalog.path.identity(&def.name.parts), def.temporary) =>
         {
             let table = Table {
                 def: *def,
@@ -414,7 +427,8 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             skip(catalog, Skipped::Table(Box::new(table)), statement.span)
         }
         StatementKind::CreateView(def)
-            if def.if_not_exists && catalog.declares(&catalog.path.identity(&def.name.parts)) =>
+            if def.if_not_exists
+                && catalog.exists(&catalog.path.identity(&def.name.parts), def.temporary) =>
         {
             let view = View {
                 def,
