@@ -151,7 +151,6 @@ fn split(token: &TokenWithSpan) -> (TokenWithSpan, TokenWithSpan) {
 /// `PATTERN (p) WITHIN INTERVAL '1' HOUR DEFINE` as `PATTERN ((p) `WITHIN INTERVAL '1' HOUR`)
 /// DEFINE`: sqlparser has no WITHIN; a pattern variable carries it.
 fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
     if !tokens.iter().any(|t| is_word(t, "WITHIN")) {
         return tokens;
     }
@@ -207,15 +206,23 @@ fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     out
 }
 
+/// Whether `t` is the unquoted word `word` (any case).
+fn is_word(t: &TokenWithSpan, word: &str) -> bool {
+    matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+}
+
+/// Whether `t` is more than whitespace.
+fn significant(t: &TokenWithSpan) -> bool {
+    !matches!(t.token, Token::Whitespace(_))
+}
+
 /// `PATTERN (A B+ C) SUBSET S = (A, B) DEFINE` as `PATTERN (A B+ C `SUBSET S = (A, B)`) DEFINE`
 /// (before a WITHIN, which follows the pattern): sqlparser has no SUBSET; a pattern variable
 /// carries it, so that a changed SUBSET is a changed pattern, as MATCH_RECOGNIZE's rules judge it.
 fn subset_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let is_word = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
     if !tokens.iter().any(|t| is_word(t, "SUBSET")) {
         return tokens;
     }
-    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
     let mut i = 0;
     while i < tokens.len() {
@@ -508,11 +515,10 @@ fn wrapper_words(next_word: &dyn Fn(usize, usize) -> String, at: usize) -> Optio
 /// the call `MODEL(m)`: sqlparser has no model arguments; the query holding it is compared as a
 /// whole.
 fn model_arguments(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let is_model = |t: &TokenWithSpan| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("MODEL"));
+    let is_model = |t: &TokenWithSpan| is_word(t, "MODEL");
     if !tokens.iter().any(is_model) {
         return tokens;
     }
-    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 4);
     let mut i = 0;
     while i < tokens.len() {
@@ -560,7 +566,6 @@ fn symmetric_between(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     {
         return tokens;
     }
-    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 2);
     let mut i = 0;
     while i < tokens.len() {
