@@ -579,28 +579,15 @@ impl<'a> Converter<'a> {
         })
     }
 
-    /// The declared type of a source column, when `value` is one.
     /// Whether `value` is a column of a declared table declared NOT NULL (a primary key's
     /// columns are): never NULL where the table is read as declared.
     pub fn declared_not_null(&self, value: &CExpr) -> bool {
-        let Some((instance, column)) = value.as_column() else {
-            return false;
-        };
-        let table = self
-            .catalog
-            .table_at(super::scope::base_table(instance), self.ordinal);
-        table
-            .and_then(|table| table.def.columns.iter().find(|c| c.name == column))
-            .is_some_and(|def| match &def.kind {
-                crate::sql::ColumnKind::Physical { data_type }
-                | crate::sql::ColumnKind::Metadata { data_type, .. } => {
-                    data_type.ends_with(" NOT NULL")
-                }
-                crate::sql::ColumnKind::Computed { .. } => false,
-            })
+        self.declared_data_type(value)
+            .is_some_and(|t| t.ends_with(" NOT NULL"))
     }
 
-    fn declared_type(&self, value: &CExpr) -> Option<String> {
+    /// The type a source column is declared with, `NOT NULL` included, when `value` is one.
+    fn declared_data_type(&self, value: &CExpr) -> Option<&str> {
         let (instance, column) = value.as_column()?;
         let table = self
             .catalog
@@ -608,18 +595,22 @@ impl<'a> Converter<'a> {
         let def = table.def.columns.iter().find(|c| c.name == column)?;
         match &def.kind {
             crate::sql::ColumnKind::Physical { data_type }
-            | crate::sql::ColumnKind::Metadata { data_type, .. } => {
-                // A cast of a `NOT NULL` column to its type without the constraint is still
-                // the column (as before nullability was kept in the declared type).
-                Some(
-                    data_type
-                        .strip_suffix(" NOT NULL")
-                        .unwrap_or(data_type)
-                        .to_string(),
-                )
-            }
+            | crate::sql::ColumnKind::Metadata { data_type, .. } => Some(data_type),
             crate::sql::ColumnKind::Computed { .. } => None,
         }
+    }
+
+    /// The declared type of a source column, when `value` is one.
+    fn declared_type(&self, value: &CExpr) -> Option<String> {
+        // A cast of a `NOT NULL` column to its type without the constraint is still the
+        // column (as before nullability was kept in the declared type).
+        let data_type = self.declared_data_type(value)?;
+        Some(
+            data_type
+                .strip_suffix(" NOT NULL")
+                .unwrap_or(data_type)
+                .to_string(),
+        )
     }
 
     /// `o.m['k']`, `c.f[1].g`: the column named by the leading identifiers, then each field

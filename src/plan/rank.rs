@@ -182,11 +182,11 @@ pub fn reads_rank(select: &Select, input: &Relation, pending: &PendingRank) -> b
         .any(|c| c.expr == rank)
 }
 
-/// The columns flowing into the rank: those of the ranking SELECT that `used` (what the queries
-/// above read, as lineage) is computed from, as Flink pushes its projection beneath the rank.
 /// The order key of a deduplication on processing time.
 const PROCTIME_ORDER: &str = "PROCTIME()";
 
+/// The columns flowing into the rank: those of the ranking SELECT that `used` (what the queries
+/// above read, as lineage) is computed from, as Flink pushes its projection beneath the rank.
 fn rank_inputs(pending: &PendingRank, used: &[CExpr]) -> Vec<String> {
     fn walk(e: &CExpr, pending: &PendingRank, marked: &mut Vec<bool>, open: &mut Vec<String>) {
         if let Some(at) = pending.input.iter().position(|c| c.expr == *e) {
