@@ -5,7 +5,8 @@ use crate::diff::QueryPair;
 use crate::error::{Error, Result};
 use crate::limits::PARSER_STACK_BYTES;
 use crate::notes::Notes;
-use crate::plan::{builder::build_plan, Plan};
+use crate::plan::builder::{build_plan, plan_prepared, prepare, Prepared, Reuse};
+use crate::plan::Plan;
 use crate::report::{evaluate_query, location};
 use crate::report::{NoteReport, QueryReport, QueryStatus, Report, SCHEMA_VERSION};
 use crate::rules::RuleSet;
@@ -137,7 +138,8 @@ pub fn check_loading_rules(
     Ok((rules, Ok(report)))
 }
 
-/// Parses and plans both scripts, on one planner stack.
+/// Parses and plans both scripts, on one planner stack. A query of the new script that the old
+/// one has alike takes the old one's plan (`crate::plan::reuse`).
 pub fn plan_pair(
     old: SourceFile,
     new: SourceFile,
@@ -150,37 +152,54 @@ pub fn plan_pair(
                 return plans;
             }
         }
-        Ok((plan(old, &overrides)?, plan(new, &overrides)?))
+        let old_plan = plan_recording(old, &overrides)?;
+        let new_plan = plan_reusing(prepared(new, &overrides)?, &old_plan)?;
+        Ok((old_plan, new_plan))
     })
+}
+
+fn plan_recording(file: SourceFile, overrides: &[(String, String)]) -> Result<Plan> {
+    plan_prepared(prepared(file, overrides)?, Reuse::Record)
+}
+
+fn prepared(file: SourceFile, overrides: &[(String, String)]) -> Result<Prepared> {
+    parse_script(file).and_then(|script| prepare(script, overrides))
+}
+
+fn plan_reusing(new: Prepared, old_plan: &Plan) -> Result<Plan> {
+    plan_prepared(new, Reuse::From(old_plan))
 }
 
 /// Below this size a script plans in less time than a thread takes to start: both are planned
 /// on one thread.
 const SIDE_BY_SIDE_BYTES: usize = 64 * 1024;
 
-/// Plans the new script on a second planner thread while this one plans the old: the scripts
-/// are independent until they are compared. `None` when that thread cannot start (its stack
-/// cannot be reserved): the caller plans both here. The old script's error comes first, as
-/// when they are planned one after the other.
+/// Parses the new script and reads its catalog on a second planner thread while this one plans
+/// the old; then plans the new one's queries here, reusing the old plan. `None` when that
+/// thread cannot start (its stack cannot be reserved): the caller plans both here. The old
+/// script's error comes first, as when they are planned one after the other.
 fn plan_side_by_side(
     old: &SourceFile,
     new: &SourceFile,
     overrides: &[(String, String)],
 ) -> Option<Result<(Plan, Plan)>> {
     std::thread::scope(|scope| {
-        let new_plan = std::thread::Builder::new()
+        let new_prepared = std::thread::Builder::new()
             .name("flink-compat-planner-new".into())
             .stack_size(PARSER_STACK_BYTES)
             .spawn_scoped(scope, || {
                 ON_PLANNER_STACK.set(true);
-                plan(new.clone(), overrides)
+                prepared(new.clone(), overrides)
             })
             .ok()?;
-        let old_plan = plan(old.clone(), overrides);
-        let new_plan = new_plan
+        let old_plan = plan_recording(old.clone(), overrides);
+        let new_prepared = new_prepared
             .join()
             .unwrap_or_else(|panic| Err(Error::Internal(panic_message(panic))));
-        Some(old_plan.and_then(|old_plan| Ok((old_plan, new_plan?))))
+        Some(old_plan.and_then(|old_plan| {
+            let new_plan = plan_reusing(new_prepared?, &old_plan)?;
+            Ok((old_plan, new_plan))
+        }))
     })
 }
 

@@ -33,6 +33,11 @@ impl Notes {
         self.push(NoteKind::Assumption, message.into(), span);
     }
 
+    /// Adds a note made elsewhere (another query's), unless one alike is there.
+    pub fn add(&mut self, note: Note) {
+        self.push(note.kind, note.message, note.span);
+    }
+
     fn push(&mut self, kind: NoteKind, message: String, span: Option<ByteSpan>) {
         if !self
             .items

@@ -125,6 +125,19 @@ impl Config {
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     }
 
+    /// Whether two configurations set the same keys to the same values, from the same kind of
+    /// place (the script or the command line), wherever the scripts write them.
+    pub fn same_values(&self, other: &Config) -> bool {
+        self.values.len() == other.values.len()
+            && self.values.iter().zip(&other.values).all(|(a, b)| {
+                let ((key_a, (value_a, origin_a)), (key_b, (value_b, origin_b))) = (a, b);
+                key_a == key_b
+                    && value_a == value_b
+                    && matches!(origin_a, Origin::Script(_))
+                        == matches!(origin_b, Origin::Script(_))
+            })
+    }
+
     pub fn origin(&self, key: &str) -> Option<&Origin> {
         self.values.get(key).map(|(_, o)| o)
     }

@@ -4,6 +4,7 @@ pub mod config;
 pub mod connectors;
 pub mod duration;
 pub mod names;
+pub mod reads;
 
 use crate::error::{Error, Result};
 use crate::notes::Notes;
@@ -42,6 +43,9 @@ pub struct Table {
     /// An `ALTER TABLE` that changed the table in a way the tool does not model (its leading
     /// words): the queries reading the table are compared as a whole.
     pub altered: Option<String>,
+    /// The statements whose text made the definition what it is: its CREATE, those of a LIKE
+    /// base, each ALTER applied. Definitions of two scripts whose origins read alike are alike.
+    pub origins: Vec<ByteSpan>,
 }
 
 impl Table {
@@ -92,6 +96,8 @@ pub struct View {
     /// The catalog and database current where the view is declared: its query's names
     /// resolve from there.
     pub path: NamePath,
+    /// The statements whose text made the definition what it is (see [`Table::origins`]).
+    pub origins: Vec<ByteSpan>,
 }
 
 #[derive(Debug, Clone)]
@@ -216,6 +222,7 @@ impl Catalog {
     }
 
     pub fn function(&self, name: &str) -> Option<&Function> {
+        reads::note(reads::ReadKind::Function, name);
         self.functions.get(&name.to_uppercase())
     }
 
@@ -232,11 +239,13 @@ impl Catalog {
 
     /// The table `identity` names for the query of this ordinal (see [`Catalog::key_at`]).
     pub fn table_at(&self, identity: &str, ordinal: usize) -> Option<&Table> {
+        reads::note(reads::ReadKind::Table, identity);
         self.tables.get(self.key_at(identity, ordinal))
     }
 
     /// The view `identity` names for the query of this ordinal (see [`Catalog::key_at`]).
     pub fn view_at(&self, identity: &str, ordinal: usize) -> Option<&View> {
+        reads::note(reads::ReadKind::View, identity);
         self.views.get(self.key_at(identity, ordinal))
     }
 
@@ -423,6 +432,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 span: statement.span,
                 open: false,
                 altered: None,
+                origins: vec![statement.span],
             };
             skip(catalog, Skipped::Table(Box::new(table)), statement.span)
         }
@@ -435,6 +445,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 span: statement.span,
                 hints: statement.hints,
                 path: catalog.path.clone(),
+                origins: vec![statement.span],
             };
             skip(catalog, Skipped::View(Box::new(view)), statement.span)
         }
@@ -447,13 +458,15 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             // Flink resolves the temporary one first, so the new table is hidden until the
             // temporary one is dropped.
             let identity = catalog.path.identity(&def.name.parts);
-            let (def, open) = with_like(file, catalog, *def)?;
+            let (def, open, mut origins) = with_like(file, catalog, *def)?;
             validate_table(file, &def, open)?;
+            origins.insert(0, statement.span);
             let table = Table {
                 def,
                 span: statement.span,
                 open,
                 altered: None,
+                origins,
             };
             hide(
                 catalog,
@@ -472,6 +485,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 span: statement.span,
                 hints: statement.hints,
                 path: catalog.path.clone(),
+                origins: vec![statement.span],
             };
             hide(
                 catalog,
@@ -486,7 +500,8 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             let identity = catalog.path.identity(&def.name.parts);
             catalog.shadow(&identity, def.temporary);
             catalog.replace(&identity, false);
-            let (mut def, like_open) = with_like(file, catalog, *def)?;
+            let (mut def, like_open, mut origins) = with_like(file, catalog, *def)?;
+            origins.insert(0, statement.span);
             let query = def.query.take();
             let open = like_open || query.is_some();
             validate_table(file, &def, open)?;
@@ -516,6 +531,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     span: statement.span,
                     open,
                     altered: None,
+                    origins,
                 },
             );
         }
@@ -533,6 +549,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     span: statement.span,
                     hints: statement.hints,
                     path: catalog.path.clone(),
+                    origins: vec![statement.span],
                 },
             );
         }
@@ -828,6 +845,7 @@ fn alter_table(
         );
         return;
     };
+    table.origins.push(span);
     match change {
         AlterChange::SetOptions(options) => {
             for (key, value) in options {
@@ -1053,6 +1071,7 @@ fn alter_view(
                 .defined_after
                 .insert(new_identity.clone(), catalog.queries.len());
             view.def.name = new_name;
+            view.origins.push(span);
             catalog.views.insert(new_identity, view);
         }
         AlterViewChange::As(query) => {
@@ -1076,6 +1095,7 @@ fn alter_view(
                 span,
                 hints,
                 path: catalog.path.clone(),
+                origins: vec![span],
             };
             catalog.views.insert(identity, view);
         }
@@ -1088,9 +1108,14 @@ fn alter_view(
 /// the feature, else `ALL`, else Flink's default: INCLUDING, OVERWRITING for options). INCLUDING
 /// a feature both tables define is Flink's error; OVERWRITING keeps the table's own.
 /// A base the script does not declare (a catalog table) leaves its columns to be taken from use.
-fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<(TableDef, bool)> {
+/// Also returns the base's origins (see [`Table::origins`]).
+fn with_like(
+    file: &SourceFile,
+    catalog: &Catalog,
+    mut def: TableDef,
+) -> Result<(TableDef, bool, Vec<ByteSpan>)> {
     let Some(like) = def.like.clone() else {
-        return Ok((def, false));
+        return Ok((def, false, Vec::new()));
     };
     let located = |message: String| Error::located("sql", file, like.span, message, "here", None);
     let base = catalog.path.identity(&like.parts);
@@ -1099,9 +1124,10 @@ fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<
         .get(&base)
         .filter(|_| catalog.declares(&base))
     else {
-        return Ok((def, true));
+        return Ok((def, true, Vec::new()));
     };
     let open = base.open;
+    let origins = base.origins.clone();
     let base = &base.def;
     let strategy = |feature: LikeFeature| {
         let default = if feature == LikeFeature::Options {
@@ -1204,7 +1230,7 @@ fn with_like(file: &SourceFile, catalog: &Catalog, mut def: TableDef) -> Result<
         def.option_spans.clear();
     }
     def.options = options.into_iter().map(|(o, _)| o).collect();
-    Ok((def, open))
+    Ok((def, open, origins))
 }
 
 fn validate_table(file: &SourceFile, def: &TableDef, open: bool) -> Result<()> {

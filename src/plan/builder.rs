@@ -29,140 +29,84 @@ use std::collections::BTreeMap;
 
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
+    plan_prepared(prepare(script, overrides)?, Reuse::None)
+}
+
+/// A script read into its catalog, its queries not planned yet.
+pub struct Prepared {
+    file: SourceFile,
+    catalog: Catalog,
+}
+
+/// Reads a parsed script's statements into its catalog.
+pub fn prepare(script: Script, overrides: &[(String, String)]) -> Result<Prepared> {
     let file = script.file.clone();
-    let mut catalog = catalog::build(script, overrides)?;
+    let catalog = catalog::build(script, overrides)?;
+    Ok(Prepared { file, catalog })
+}
+
+/// Whether planning a script records what another script's plan may reuse, or reuses it.
+pub enum Reuse<'a> {
+    None,
+    /// Keep, per query, the catalog lookups its planning made (`Plan::records`).
+    Record,
+    /// Take the plan of a query whose statement and lookups are this old plan's (its records).
+    From(&'a Plan),
+}
+
+/// Plans the queries of a prepared script.
+pub fn plan_prepared(prepared: Prepared, reuse: Reuse) -> Result<Plan> {
+    let Prepared { file, mut catalog } = prepared;
     let mut notes = catalog.notes.clone();
     let mut queries = Vec::new();
     let mut errors = Vec::new();
     let mut scans = source_table::Scans::default();
+    let mut records = Vec::new();
+    let reuser = match reuse {
+        Reuse::From(old) => Some(super::reuse::Reuser::new(old)),
+        Reuse::None | Reuse::Record => None,
+    };
+    let recording = matches!(reuse, Reuse::Record);
+    let mut reused = 0;
     // Each statement's syntax tree is freed once its query is planned: the plan keeps what the
     // rules read, not the ASTs (the peak memory of a large deployment).
     for statement in std::mem::take(&mut catalog.queries) {
-        let statement = &statement;
-        let mut builder = Builder::new(&catalog, &file, &mut notes);
-        builder.hints = statement.hints.clone();
-        builder.path = statement.path.clone();
-        builder.ordinal = statement.ordinal;
-        builder.config = catalog
-            .config_versions
-            .get(statement.config_version)
-            .unwrap_or(&catalog.config);
-        let sink_table = statement
-            .sink_identity
+        if let Some((query, query_notes)) = reuser
             .as_ref()
-            .and_then(|s| catalog.table_at(s, statement.ordinal));
-        let in_sink_order =
-            super::insert_order::in_sink_order(&statement.query, &statement.columns, sink_table);
-        let relation = builder
-            .query(in_sink_order.as_ref().unwrap_or(&statement.query))
-            .and_then(|relation| builder.finish_rank(relation, statement.span));
-        let relation = match relation {
-            Ok(relation) => relation,
-            Err(error) => {
-                // A construct the tool does not model degrades this query alone; SQL that
-                // Flink rejects is an error, reported with those of the other queries.
-                match error.unmodelled_construct() {
-                    Some(construct) => {
-                        let at = error
-                            .located_errors()
-                            .first()
-                            .map(|e| ByteSpan::new(e.span.offset(), e.span.offset() + e.span.len()))
-                            .unwrap_or(statement.span);
-                        queries.push(degrade::opaque_query(
-                            &catalog, &mut scans, &file, &mut notes, statement, construct, at,
-                        ));
-                    }
-                    None => errors.push(error),
-                }
-                continue;
-            }
+            .and_then(|r| r.plan_of(&statement, &catalog, &file))
+        {
+            query_notes.into_iter().for_each(|note| notes.add(note));
+            queries.push(query);
+            reused += 1;
+            continue;
+        }
+        // A query's notes are kept apart first: a record replays them.
+        let mut query_notes = Notes::default();
+        let mut plan =
+            |notes: &mut Notes| plan_statement(&catalog, &file, &mut scans, notes, &statement);
+        let (planned, reads) = if recording {
+            catalog::reads::recording(|| plan(&mut query_notes))
+        } else {
+            (plan(&mut query_notes), Vec::new())
         };
-        let name = match &statement.sink_identity {
-            Some(sink) => sink.clone(),
-            None => format!("query #{}", statement.ordinal),
-        };
-        let output = relation
-            .columns
+        query_notes
+            .items
             .iter()
-            .map(|c| c.expr.canonical())
-            .collect();
-        let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
-        let rows = filters_after_operators(&relation, &builder.operators);
-        let rows_span = rows
-            .iter()
-            .filter_map(|t| builder.filter_spans.get(t).copied())
-            .reduce(ByteSpan::union);
-        // A table read with an OPTIONS hint is the table with those options, for this query:
-        // the hint is a fact of the source, no longer a hint the tool does not model.
-        let mut hinted_options = BTreeMap::new();
-        for (table, hint) in &builder.option_hints {
-            if let Some(Some(hint)) = hint {
-                if let Some(at) = builder.hints.iter().position(|h| *h == hint.text) {
-                    builder.hints.remove(at);
-                    hinted_options.insert(table.clone(), hint.clone());
+            .for_each(|note| notes.add(note.clone()));
+        match planned {
+            Ok(query) => {
+                if recording {
+                    records.push(super::reuse::QueryRecord::new(
+                        queries.len(),
+                        &statement,
+                        reads,
+                        query_notes.items,
+                    ));
                 }
+                queries.push(query);
             }
+            Err(error) => errors.push(error),
         }
-        let mut source_tables = source_table::source_operators(
-            &catalog,
-            &mut scans,
-            statement.ordinal,
-            &hinted_options,
-            &builder.sources,
-            &builder.reads.columns,
-            builder.operators.iter().any(super::Operator::keeps_state),
-        );
-        let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
-        for table in &mut source_tables {
-            table.context.no_event_time = no_event_time;
-        }
-        source_table::normalized_filters(&mut source_tables, &rows);
-        let union_read_by_state = builder.union_read_by_operator();
-        let mut operators = std::mem::take(&mut builder.operators);
-        for op in &mut operators {
-            point_filters_at_their_where(op, &builder.filter_spans);
-        }
-        let reads = super::prune::QueryReads {
-            exprs: relation
-                .columns
-                .iter()
-                .map(|c| &c.expr)
-                .chain(relation.filters.iter())
-                .collect(),
-            filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
-        };
-        super::prune::unread_aggregates(&mut operators, &reads);
-        super::stored_columns::unread_stored_columns(&mut operators, &reads);
-        super::join_prune::unread_join_columns(&mut operators, &reads);
-        queries.push(QueryPlan {
-            name,
-            sink: statement.sink_identity.clone(),
-            span: statement.span,
-            operators,
-            sources: builder.sources,
-            source_tables,
-            unions: builder
-                .unions
-                .drain(..)
-                .filter(|inputs| !inputs.is_empty())
-                .map(|mut inputs| {
-                    inputs.sort();
-                    inputs
-                })
-                .collect(),
-            union_read_by_state,
-            sink_options: sink_table.map(source_table::sink_options),
-            sink_columns: sink_table.map(source_table::columns_text),
-            hints: builder.hints,
-            views: builder.views,
-            output,
-            output_names,
-            rows: rows.join(" AND "),
-            rows_span,
-            insert_columns: statement.columns.clone(),
-            config_version: statement.config_version,
-            ordinal: statement.ordinal,
-        });
     }
     queries.extend(super::unmodelled::pipelines(&catalog, &file));
     if let Some(error) = Error::collect(format!("the queries of {}", file.name), errors) {
@@ -174,7 +118,148 @@ pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan
         catalog,
         queries,
         notes,
+        records,
+        reused,
     })
+}
+
+/// The plan of one query statement: its operators, or one opaque operator when it uses a
+/// construct the tool does not model (this query alone degrades); SQL that Flink rejects is
+/// an error.
+fn plan_statement(
+    catalog: &Catalog,
+    file: &SourceFile,
+    scans: &mut source_table::Scans,
+    notes: &mut Notes,
+    statement: &catalog::QueryStatement,
+) -> Result<QueryPlan> {
+    let mut builder = Builder::new(catalog, file, notes);
+    builder.hints = statement.hints.clone();
+    builder.path = statement.path.clone();
+    builder.ordinal = statement.ordinal;
+    builder.config = catalog
+        .config_versions
+        .get(statement.config_version)
+        .unwrap_or(&catalog.config);
+    let sink_table = statement
+        .sink_identity
+        .as_ref()
+        .and_then(|s| catalog.table_at(s, statement.ordinal));
+    let in_sink_order =
+        super::insert_order::in_sink_order(&statement.query, &statement.columns, sink_table);
+    let relation = builder
+        .query(in_sink_order.as_ref().unwrap_or(&statement.query))
+        .and_then(|relation| builder.finish_rank(relation, statement.span));
+    let relation = match relation {
+        Ok(relation) => relation,
+        Err(error) => {
+            // A construct the tool does not model degrades this query alone; SQL that
+            // Flink rejects is an error, reported with those of the other queries.
+            let Some(construct) = error.unmodelled_construct() else {
+                return Err(error);
+            };
+            let at = error
+                .located_errors()
+                .first()
+                .map(|e| ByteSpan::new(e.span.offset(), e.span.offset() + e.span.len()))
+                .unwrap_or(statement.span);
+            return Ok(degrade::opaque_query(
+                catalog, scans, file, notes, statement, construct, at,
+            ));
+        }
+    };
+    let name = query_name(statement);
+    let output = relation
+        .columns
+        .iter()
+        .map(|c| c.expr.canonical())
+        .collect();
+    let output_names = relation.columns.iter().map(|c| c.name.clone()).collect();
+    let rows = filters_after_operators(&relation, &builder.operators);
+    let rows_span = rows
+        .iter()
+        .filter_map(|t| builder.filter_spans.get(t).copied())
+        .reduce(ByteSpan::union);
+    // A table read with an OPTIONS hint is the table with those options, for this query:
+    // the hint is a fact of the source, no longer a hint the tool does not model.
+    let mut hinted_options = BTreeMap::new();
+    for (table, hint) in &builder.option_hints {
+        if let Some(Some(hint)) = hint {
+            if let Some(at) = builder.hints.iter().position(|h| *h == hint.text) {
+                builder.hints.remove(at);
+                hinted_options.insert(table.clone(), hint.clone());
+            }
+        }
+    }
+    let mut source_tables = source_table::source_operators(
+        catalog,
+        scans,
+        statement.ordinal,
+        &hinted_options,
+        &builder.sources,
+        &builder.reads.columns,
+        builder.operators.iter().any(super::Operator::keeps_state),
+    );
+    let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
+    for table in &mut source_tables {
+        table.context.no_event_time = no_event_time;
+    }
+    source_table::normalized_filters(&mut source_tables, &rows);
+    let union_read_by_state = builder.union_read_by_operator();
+    let mut operators = std::mem::take(&mut builder.operators);
+    for op in &mut operators {
+        point_filters_at_their_where(op, &builder.filter_spans);
+    }
+    let reads = super::prune::QueryReads {
+        exprs: relation
+            .columns
+            .iter()
+            .map(|c| &c.expr)
+            .chain(relation.filters.iter())
+            .collect(),
+        filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
+    };
+    super::prune::unread_aggregates(&mut operators, &reads);
+    super::stored_columns::unread_stored_columns(&mut operators, &reads);
+    super::join_prune::unread_join_columns(&mut operators, &reads);
+    Ok(QueryPlan {
+        name,
+        sink: statement.sink_identity.clone(),
+        span: statement.span,
+        operators,
+        sources: builder.sources,
+        source_tables,
+        unions: builder
+            .unions
+            .drain(..)
+            .filter(|inputs| !inputs.is_empty())
+            .map(|mut inputs| {
+                inputs.sort();
+                inputs
+            })
+            .collect(),
+        union_read_by_state,
+        sink_options: sink_table.map(source_table::sink_options),
+        sink_columns: sink_table.map(source_table::columns_text),
+        hints: builder.hints,
+        views: builder.views,
+        output,
+        output_names,
+        rows: rows.join(" AND "),
+        rows_span,
+        insert_columns: statement.columns.clone(),
+        config_version: statement.config_version,
+        ordinal: statement.ordinal,
+    })
+}
+
+/// The name a query is reported by: its sink's, or `query #n` for a bare query (see
+/// `number_shared_sinks` for several INSERTs into one sink).
+pub fn query_name(statement: &catalog::QueryStatement) -> String {
+    match &statement.sink_identity {
+        Some(sink) => sink.clone(),
+        None => format!("query #{}", statement.ordinal),
+    }
 }
 
 /// Several INSERTs into one sink are told apart by their order: `orders_out #1`, `orders_out #2`.

@@ -31,6 +31,7 @@ pub mod pushdown;
 pub mod ranges;
 pub mod rank;
 pub mod read_names;
+pub mod reuse;
 pub mod scope;
 pub mod sort;
 pub mod source_table;
@@ -364,4 +365,8 @@ pub struct Plan {
     pub catalog: Catalog,
     pub queries: Vec<QueryPlan>,
     pub notes: Notes,
+    /// What another script's planning may reuse of this plan (planned with `Reuse::Record`).
+    pub records: Vec<reuse::QueryRecord>,
+    /// How many queries were taken from another script's plan (`Reuse::From`).
+    pub reused: usize,
 }
