@@ -179,6 +179,10 @@ pub struct Catalog {
     /// Catalog (not temporary) definitions a TEMPORARY table or view of the same name hides:
     /// they are in force again once it is dropped.
     shadowed: BTreeMap<String, Skipped>,
+    /// The names in `shadowed` whose catalog definition was created while the TEMPORARY one was
+    /// in force: no statement has read it (one declared before the temporary one is kept among
+    /// the name's definitions, read or unused, as any replaced definition).
+    declared_hidden: std::collections::BTreeSet<String>,
 }
 
 /// A definition Flink skips (`CREATE ... IF NOT EXISTS` of a declared name), kept to be compared.
@@ -275,6 +279,15 @@ impl Catalog {
         self.config_versions.len() - 1
     }
 
+    /// The catalog definitions created under the name of a TEMPORARY table or view and still
+    /// hidden by it at the end of the script, by identity: no query reads them, but a later
+    /// `DROP TEMPORARY` would reveal them, so they are compared between the two scripts.
+    pub fn hidden(&self) -> impl Iterator<Item = (&str, &Skipped)> {
+        self.declared_hidden
+            .iter()
+            .filter_map(|name| Some((name.as_str(), self.shadowed.get(name)?)))
+    }
+
     /// Whether `CREATE [TEMPORARY] ... IF NOT EXISTS identity` finds the name taken: Flink looks
     /// among the temporary tables and views for a TEMPORARY one, among the catalog's for another
     /// (a catalog definition a temporary one hides counts).
@@ -321,6 +334,7 @@ impl Catalog {
             _ => None,
         };
         if let Some(permanent) = permanent {
+            self.declared_hidden.remove(identity);
             self.shadowed.insert(identity.to_string(), permanent);
         }
     }
@@ -331,6 +345,7 @@ impl Catalog {
         let Some(permanent) = self.shadowed.remove(identity) else {
             return false;
         };
+        self.declared_hidden.remove(identity);
         self.replace(identity, false);
         match permanent {
             Skipped::View(view) => {
@@ -555,13 +570,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
         }
         StatementKind::CreateFunction(def) => {
             let key = def.name.last().to_uppercase();
-            let head: Vec<String> = file
-                .slice(statement.span)
-                .split_whitespace()
-                .take(4)
-                .map(str::to_uppercase)
-                .collect();
-            let kind = match (head.iter().any(|w| w == "SYSTEM"), def.temporary) {
+            let kind = match (def.system, def.temporary) {
                 (true, _) => "temporary system",
                 (false, true) => "temporary",
                 (false, false) => "catalog",
@@ -745,6 +754,7 @@ fn hide(catalog: &mut Catalog, identity: String, hidden: Skipped, span: ByteSpan
         format!("`{identity}` is TEMPORARY here: it hides the catalog definition this CREATE declares (Flink resolves the temporary one)"),
         Some(span),
     );
+    catalog.declared_hidden.insert(identity.clone());
     catalog.shadowed.insert(identity, hidden);
 }
 

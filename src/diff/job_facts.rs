@@ -97,6 +97,7 @@ fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
         added_functions: added_functions(old, new),
         unused_tables_changed: unused_tables_changed(old, new),
         skipped_definitions_changed: skipped_definitions_changed(old, new),
+        hidden_definitions_changed: hidden_definitions_changed(old, new),
         drops_changed: drops_changed(old, new),
         warnings_added: warnings_added(old, new),
     }
@@ -145,7 +146,28 @@ fn unmodelled_statements(plan: &Plan) -> Vec<String> {
 
 /// The names whose skipped `CREATE ... IF NOT EXISTS` statements differ between the scripts.
 fn skipped_definitions_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    let (old, new) = (skipped_by_name(old), skipped_by_name(new));
+    fn skipped(plan: &Plan) -> std::collections::BTreeMap<&str, Vec<Option<String>>> {
+        let definitions = plan.catalog.skipped.iter().map(|(n, d)| (n.as_str(), d));
+        definitions_by_name(plan, definitions)
+    }
+    names_differing(&skipped(old), &skipped(new))
+}
+
+/// The names whose hidden catalog definitions (created under the name of a TEMPORARY table or
+/// view, which hides them to the end of the script) differ between the scripts.
+fn hidden_definitions_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    fn hidden(plan: &Plan) -> std::collections::BTreeMap<&str, Vec<Option<String>>> {
+        definitions_by_name(plan, plan.catalog.hidden())
+    }
+    names_differing(&hidden(old), &hidden(new))
+}
+
+/// The names whose definitions differ between the two sides (present on one side only, or
+/// declared otherwise), sorted.
+fn names_differing(
+    old: &std::collections::BTreeMap<&str, Vec<Option<String>>>,
+    new: &std::collections::BTreeMap<&str, Vec<Option<String>>>,
+) -> Vec<String> {
     let mut names: Vec<&str> = old.keys().chain(new.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
@@ -177,12 +199,15 @@ fn drops_changed(old: &Plan, new: &Plan) -> Vec<String> {
     changed
 }
 
-/// The skipped definitions of each name, as the tool plans them (spelling aside).
-fn skipped_by_name(plan: &Plan) -> std::collections::BTreeMap<&str, Vec<Option<String>>> {
+/// The definitions of each name (skipped or hidden), as the tool plans them (spelling aside).
+fn definitions_by_name<'a>(
+    plan: &Plan,
+    definitions: impl Iterator<Item = (&'a str, &'a crate::catalog::Skipped)>,
+) -> std::collections::BTreeMap<&'a str, Vec<Option<String>>> {
     use crate::catalog::Skipped;
     use crate::plan::source_table::table_signature;
     let mut by_name: std::collections::BTreeMap<&str, Vec<Option<String>>> = Default::default();
-    for (name, skipped) in &plan.catalog.skipped {
+    for (name, skipped) in definitions {
         let definition = match skipped {
             Skipped::Table(table) => Some(table_signature(table)),
             Skipped::View(view) => planned_view(plan, view),

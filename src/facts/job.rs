@@ -32,6 +32,8 @@ facts! {
         pub added_functions: Vec<String>,
         /// names whose `CREATE ... IF NOT EXISTS` statements that Flink skips (the name is already declared) differ
         pub skipped_definitions_changed: Vec<String>,
+        /// names whose catalog tables or views, created while a TEMPORARY one of the name is in force and hidden by it to the end of the script, differ (added, removed or declared otherwise)
+        pub hidden_definitions_changed: Vec<String>,
         /// the DROP TABLE and DROP VIEW statements of declared names that one script has and the other has not (names resolved)
         pub drops_changed: Vec<String>,
     }
@@ -174,6 +176,7 @@ impl ConfigFacts {
             || !self.added_functions.is_empty()
             || !self.unused_tables_changed.is_empty()
             || !self.skipped_definitions_changed.is_empty()
+            || !self.hidden_definitions_changed.is_empty()
             || !self.drops_changed.is_empty()
             || !self.warnings_added.is_empty()
     }

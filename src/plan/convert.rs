@@ -11,8 +11,8 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::Language;
 use sqlparser::ast::{
     AccessExpr, BinaryOperator, CeilFloorKind, DateTimeField, DuplicateTreatment, Expr, Function,
-    FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Spanned, Subscript, UnaryOperator,
-    Value, VisitMut, VisitorMut,
+    FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Spanned, Subscript, TrimWhereField,
+    UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -455,6 +455,29 @@ impl<'a> Converter<'a> {
                     self.lineage(rel, escape)?,
                 ],
             },
+            // `TRIM([BOTH|LEADING|TRAILING] ['c' FROM] 'text')` of literals is its value, as
+            // Flink reduces it (plan oracle); otherwise its text.
+            Expr::Trim {
+                expr: e,
+                trim_where,
+                trim_what,
+                trim_characters: None,
+            } => {
+                let side = match trim_where {
+                    None | Some(TrimWhereField::Both) => "BOTH",
+                    Some(TrimWhereField::Leading) => "LEADING",
+                    Some(TrimWhereField::Trailing) => "TRAILING",
+                };
+                let text = super::normalize::normalize(self.lineage(rel, e)?);
+                let what = match trim_what {
+                    Some(what) => Some(super::normalize::normalize(self.lineage(rel, what)?)),
+                    None => None,
+                };
+                match super::fold::trimmed(side, what.as_ref(), &text) {
+                    Some(value) => value,
+                    None => self.opaque(rel, expr)?,
+                }
+            }
             Expr::Substring {
                 expr: e,
                 substring_from,

@@ -1,7 +1,8 @@
 //! Constant expressions Flink's optimizer reduces to their value before it plans (plan oracle,
 //! each pair planned alike by Flink 2.3): `x > 2 * 3 - 1` is `x > 5`, `x > -(2 + 3)` is `x > -5`,
 //! `x > 7 / 2` is `x > 3`, `s = 'a' || 'b'` and `s = CONCAT('a', 'b')` are `s = 'ab'`,
-//! `s = UPPER('ab')` is `s = 'AB'`, and compared with a value, `TIMESTAMP '2024-01-01 00:00:00' +
+//! `s = UPPER('ab')` is `s = 'AB'`, `s = TRIM(' a ')` (LTRIM, RTRIM, `TRIM(BOTH 'x' FROM ...)`
+//! of one character) is `s = 'a'`, and compared with a value, `TIMESTAMP '2024-01-01 00:00:00' +
 //! INTERVAL '1' DAY` is `TIMESTAMP '2024-01-02 00:00:00'`.
 //!
 //! Only values computed exactly as Flink computes them, in the type the written literal would
@@ -66,7 +67,30 @@ pub fn concatenated(left: &CExpr, right: &CExpr) -> Option<CExpr> {
 
 /// Whether [`builtin_call`] may reduce a call of the built-in function `name`.
 pub fn reduces(name: &str) -> bool {
-    matches!(name, "CONCAT" | "UPPER" | "LOWER")
+    matches!(name, "CONCAT" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM")
+}
+
+/// `TRIM(side what FROM value)` of text literals: `what` (a single character, a blank when
+/// none is given) removed from the start (LEADING), the end (TRAILING) or both ends of `value`.
+pub fn trimmed(side: &str, what: Option<&CExpr>, value: &CExpr) -> Option<CExpr> {
+    let body = text_literal(value)?;
+    let what = match what {
+        Some(what) => text_literal(what)?,
+        None => " ",
+    };
+    let mut chars = what.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    if c == '\'' {
+        return None;
+    }
+    let body = match side {
+        "LEADING" => body.trim_start_matches(c),
+        "TRAILING" => body.trim_end_matches(c),
+        _ => body.trim_matches(c),
+    };
+    Some(text(body))
 }
 
 /// A built-in function of text literals reduced to its value: CONCAT of texts, UPPER and LOWER
@@ -77,6 +101,8 @@ pub fn builtin_call(name: &str, args: &[CExpr]) -> Option<CExpr> {
             let bodies: Option<Vec<&str>> = args.iter().map(text_literal).collect();
             Some(text(&bodies?.concat()))
         }
+        ("LTRIM", [arg]) => trimmed("LEADING", None, arg),
+        ("RTRIM", [arg]) => trimmed("TRAILING", None, arg),
         ("UPPER" | "LOWER", [arg]) => {
             let body = text_literal(arg)?;
             if !body.is_ascii() {

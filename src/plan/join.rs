@@ -10,6 +10,7 @@ use super::builder::Builder;
 use super::convert::Reads as SourceReads;
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
+use super::options_hint::{hint_list, Hint};
 use super::scope::{looks_like_time, Column, Relation, Resolved};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
@@ -53,11 +54,6 @@ pub struct LookupState {
     pub table: String,
     pub async_lookup: bool,
     pub try_resolve: bool,
-    /// LOOKUP hints of this table that restate the default: only `'async'='false'` for a
-    /// table no option makes async. Flink plans the same lookup join with and without them
-    /// (plan oracle: lookup_join/async-false-hint-on-sync-table), so they are no hints the
-    /// query must be flagged for; the query's hints drop them.
-    pub default_hints: Vec<String>,
 }
 
 /// A join compared as a whole (a semi or anti join, ...), waiting for its SELECT: a condition
@@ -408,10 +404,13 @@ pub fn join(
         _ if both_windows => OperatorKind::WindowJoin,
         _ => OperatorKind::Join,
     };
-    let lookup = (kind == OperatorKind::LookupJoin).then(|| lookup_state(b, factor));
-    if let Some(l) = &lookup {
-        b.hints.retain(|h| !l.default_hints.contains(h));
-    }
+    let lookup = (kind == OperatorKind::LookupJoin).then(|| {
+        let (state, hints) = lookup_state(b, factor);
+        if let Some(hints) = hints {
+            b.hints = hints;
+        }
+        state
+    });
     let mut pending = PendingJoin {
         kind,
         join_type,
@@ -552,8 +551,13 @@ fn looks_up_one_row(
     !key.is_empty() && key.iter().all(|k| looked_up.contains(k.as_str()))
 }
 
-/// Whether the lookup keeps state: an async lookup (hint or table option) or TRY_RESOLVE.
-fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
+/// Whether the lookup keeps state: an async lookup (hint or table option) or TRY_RESOLVE. With
+/// it, when the query has any, its hint comments without the LOOKUP hints of this table that
+/// restate the default (only `'async'='false'` for a table no option makes async): Flink plans
+/// the same lookup join with and without them (plan oracle:
+/// lookup_join/async-false-hint-on-sync-table), so they are no hints the query must be flagged
+/// for. A comment left without hints is dropped.
+fn lookup_state(b: &Builder, factor: &TableFactor) -> (LookupState, Option<Vec<String>>) {
     let (table, alias) = match factor {
         TableFactor::Table { name, alias, .. } => (
             name.0
@@ -567,23 +571,32 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
     };
     let identity = b.resolve(&table);
     let table = table.last().cloned().unwrap_or_default();
-    let squeeze = |s: &str| {
-        s.chars()
-            .filter(|c| !c.is_whitespace() && *c != '\'' && *c != '"')
-            .collect::<String>()
-            .to_lowercase()
+    // A LOOKUP hint names the table by its alias when it has one (Flink rejects the table's
+    // name then: the hint matches no input), by its name otherwise.
+    let named = alias.unwrap_or_else(|| table.clone());
+    let hints: Vec<Option<Vec<Hint>>> = b.hints.iter().map(|h| hint_list(h)).collect();
+    let applies = |hint: &Hint| {
+        hint.name == "LOOKUP"
+            && hint
+                .option("table")
+                .is_some_and(|t| t.eq_ignore_ascii_case(&named))
     };
-    let names: Vec<String> = [Some(table.clone()), alias]
-        .into_iter()
-        .flatten()
-        .map(|n| n.to_lowercase())
-        .collect();
-    let hinted = b.hints.iter().any(|hint| {
-        let hint = squeeze(hint);
-        hint.contains("lookup(")
-            && hint.contains("async=true")
-            && names.iter().any(|n| hint.contains(&format!("table={n}")))
-    });
+    let is_true =
+        |value: Option<&str>| value.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let hinted = b
+        .hints
+        .iter()
+        .zip(&hints)
+        .any(|(text, parsed)| match parsed {
+            Some(parsed) => parsed
+                .iter()
+                .any(|hint| applies(hint) && is_true(hint.option("async"))),
+            // A comment the tool does not read as hints: async if it may say so (the safe side).
+            None => {
+                let text = text.to_lowercase();
+                text.contains("lookup") && text.contains("async") && text.contains("true")
+            }
+        });
     // Which option turns an async lookup on is the connector's (rules/connectors/*.yaml):
     // `lookup.async` for JDBC and Paimon, `async` for Hologres.
     let option = b.table(&identity).is_some_and(|t| {
@@ -593,31 +606,45 @@ fn lookup_state(b: &Builder, factor: &TableFactor) -> LookupState {
         .config
         .get("table.optimizer.non-deterministic-update.strategy")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("TRY_RESOLVE"));
-    let default_hints = if option {
-        Vec::new()
-    } else {
-        b.hints
-            .iter()
-            .filter(|hint| {
-                let hint = squeeze(hint);
-                let Some(args) = hint
-                    .strip_prefix("lookup(")
-                    .and_then(|a| a.strip_suffix(')'))
-                else {
-                    return false;
-                };
-                let mut args: Vec<&str> = args.split(',').collect();
-                args.sort_unstable();
-                matches!(args.as_slice(), [a, t] if *a == "async=false"
-                    && t.strip_prefix("table=").is_some_and(|n| names.iter().any(|m| m == n)))
-            })
-            .cloned()
-            .collect()
+    // A hint that only restates the default of a table no option makes async: exactly
+    // `'table'` and `'async'='false'`.
+    let restates_default = |hint: &Hint| {
+        applies(hint)
+            && hint.options.len() == 2
+            && hint
+                .option("async")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"))
     };
-    LookupState {
-        default_hints,
+    let hints_without_defaults = if option {
+        None
+    } else {
+        let mut changed = false;
+        let kept: Vec<String> = b
+            .hints
+            .iter()
+            .zip(hints)
+            .filter_map(|(text, parsed)| {
+                let Some(parsed) = parsed else {
+                    return Some(text.clone());
+                };
+                let others: Vec<&str> = parsed
+                    .iter()
+                    .filter(|h| !restates_default(h))
+                    .map(|h| h.text.as_str())
+                    .collect();
+                if others.len() == parsed.len() {
+                    return Some(text.clone());
+                }
+                changed = true;
+                (!others.is_empty()).then(|| others.join(", "))
+            })
+            .collect();
+        changed.then_some(kept)
+    };
+    let state = LookupState {
         table,
         async_lookup: hinted || option,
         try_resolve,
-    }
+    };
+    (state, hints_without_defaults)
 }

@@ -147,11 +147,16 @@ fn splice(op: &str, term: CExpr, out: &mut Vec<CExpr>) {
 /// `t1 op t2 op ...` from normalized terms: sorted, without repeats, nested to the left; the
 /// comparisons of one expression with integer literals combined (`super::ranges`).
 fn junction(op: &str, terms: Vec<CExpr>) -> CExpr {
+    junction_in(op, terms, false)
+}
+
+/// [`junction`], in a condition when `condition` (see [`super::ranges::combine`]).
+fn junction_in(op: &str, terms: Vec<CExpr>, condition: bool) -> CExpr {
     let mut flat = Vec::with_capacity(terms.len());
     for term in terms {
         splice(op, term, &mut flat);
     }
-    let combined = super::ranges::combine(op, flat, &junction_plain);
+    let combined = super::ranges::combine(op, flat, &junction_plain, condition);
     junction_plain(op, combined)
 }
 
@@ -646,7 +651,7 @@ pub fn as_condition(expr: CExpr) -> CExpr {
         }
         CExpr::Binary { op, left, right } if is_junction(&op) => {
             let terms = chain_terms(&op, left, right);
-            junction(&op, terms.into_iter().map(as_condition).collect())
+            junction_in(&op, terms.into_iter().map(as_condition).collect(), true)
         }
         // `CASE WHEN c THEN TRUE ELSE FALSE END` (or ELSE NULL) is `c`: where c is not TRUE
         // the row is rejected either way (plan oracle).

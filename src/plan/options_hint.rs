@@ -58,6 +58,124 @@ fn parse_options(body: &str) -> Option<Vec<(String, String)>> {
     (!options.is_empty()).then_some(options)
 }
 
+/// One hint of a hint comment: `NAME`, `NAME('k' = 'v', ...)` or `NAME(a, b)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hint {
+    /// The hint's name, uppercased.
+    pub name: String,
+    /// Its options: `k = v` pairs unquoted; a list option `a` as `(a, "")`.
+    pub options: Vec<(String, String)>,
+    /// The hint as written, whitespace-normalized.
+    pub text: String,
+}
+
+impl Hint {
+    /// The value of option `key` (its case aside).
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The hints of a hint comment's body (without `/*+ */`), split at the commas between them;
+/// None when it is not a list of hints as Flink's parser reads them.
+pub fn hint_list(body: &str) -> Option<Vec<Hint>> {
+    let mut hints = Vec::new();
+    let mut rest = body.trim();
+    while !rest.is_empty() {
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if name_len == 0 || rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        let name = rest[..name_len].to_uppercase();
+        let mut after = rest[name_len..].trim_start();
+        let mut options = Vec::new();
+        if let Some(inner) = after.strip_prefix('(') {
+            let close = closing_bracket(inner)?;
+            for option in split_options(&inner[..close])? {
+                options.push(match option.split_once('=') {
+                    Some((k, v)) => (unquote(k)?, unquote(v)?),
+                    None => (unquote(option)?, String::new()),
+                });
+            }
+            after = inner[close + 1..].trim_start();
+        }
+        let consumed = rest.len() - after.len();
+        let text = rest[..consumed]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        hints.push(Hint {
+            name,
+            options,
+            text,
+        });
+        rest = match after.strip_prefix(',') {
+            Some(next) => next.trim_start(),
+            None if after.is_empty() => after,
+            None => return None,
+        };
+    }
+    (!hints.is_empty()).then_some(hints)
+}
+
+/// Where the bracket opened before `text` closes (quotes respected), as an index into `text`.
+fn closing_bracket(text: &str) -> Option<usize> {
+    let mut quote = None::<char>;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, ')') => return Some(i),
+            (None, '(') => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A hint's options split at the commas outside quotes (a doubled quote stays inside).
+fn split_options(text: &str) -> Option<Vec<&str>> {
+    if text.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    let (mut parts, mut start, mut quote) = (Vec::new(), 0, None::<char>);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, ',') => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    Some(parts)
+}
+
+/// A hint option's key or value: a quoted string unquoted (`''` is a quote), or a bare word.
+fn unquote(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.starts_with('\'') {
+        let (value, after) = quoted(text)?;
+        return after.trim().is_empty().then_some(value);
+    }
+    let bare = text.trim_matches(|c| c == '"' || c == '`');
+    (!bare.is_empty()
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)))
+    .then(|| bare.to_string())
+}
+
 /// A single-quoted SQL string at the start of `text` (`''` is a quote) and what follows it.
 fn quoted(text: &str) -> Option<(String, &str)> {
     let mut chars = text.strip_prefix('\'')?.char_indices().peekable();
@@ -92,5 +210,36 @@ mod tests {
         assert_eq!(parse_options("OPTIONS('a'='b') STATE_TTL('t'='1d')"), None);
         assert_eq!(parse_options("LOOKUP('table'='d')"), None);
         assert_eq!(parse_options("OPTIONS()"), None);
+    }
+
+    #[test]
+    fn a_comment_is_split_into_its_hints() {
+        let hints = super::hint_list(
+            "LOOKUP('table'='u', 'async'='false'), LOOKUP( 'table' = 's','async'='true' ) BROADCAST(a, b), X",
+        );
+        assert_eq!(hints, None, "no comma between two hints");
+        let hints = super::hint_list(
+            "LOOKUP('table'='u', 'async'='false'), LOOKUP( 'table' = 's','async'='true' ), BROADCAST(a, b), X",
+        )
+        .expect("hints");
+        let names: Vec<&str> = hints.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["LOOKUP", "LOOKUP", "BROADCAST", "X"]);
+        assert_eq!(hints[1].option("TABLE"), Some("s"));
+        assert_eq!(hints[1].option("async"), Some("true"));
+        assert_eq!(hints[1].text, "LOOKUP( 'table' = 's','async'='true' )");
+        assert_eq!(
+            hints[2].options,
+            [("a".into(), String::new()), ("b".into(), String::new())]
+        );
+        assert_eq!(
+            super::hint_list("LOOKUP('t'='a,b)')"),
+            Some(vec![super::Hint {
+                name: "LOOKUP".into(),
+                options: vec![("t".into(), "a,b)".into())],
+                text: "LOOKUP('t'='a,b)')".into(),
+            }])
+        );
+        assert_eq!(super::hint_list("LOOKUP('t'='a'"), None);
+        assert_eq!(super::hint_list(""), None);
     }
 }

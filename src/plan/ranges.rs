@@ -4,17 +4,37 @@
 //! `x BETWEEN 1 AND 15`, `x >= 1 AND x <= 10 AND x <> 20` is `x BETWEEN 1 AND 10`.
 //!
 //! Every term is NULL exactly when the expression is, so the combination holds in every
-//! context. Only integer literals count (a value between two integers may still be one of a
-//! DECIMAL expression, so `x <= 5 OR x >= 6` stays two ranges); a combination that covers every
-//! value is left as written.
+//! context. Integer literals count (a value between two integers may still be one of a
+//! DECIMAL expression, so `x <= 5 OR x >= 6` stays two ranges), and text literals compared by
+//! `=` or `<>` (`s IN ('a', 'b') AND s <> 'a'` is `s = 'b'`). A combination that covers every
+//! value is `x IS NOT NULL` in a condition (`x <> 'a' OR x = 'a'`, as Flink plans it), and left
+//! as written elsewhere.
 
 use super::expr::CExpr;
 
+/// A literal a comparison names: an integer, or a text (compared only by `=` and `<>`: sets of
+/// points and of all values but points are the same under any total order, so the order of
+/// texts, which depends on the collation, does not matter).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Value {
+    Int(i128),
+    Text(String),
+}
+
+impl Value {
+    fn literal(&self) -> String {
+        match self {
+            Value::Int(v) => v.to_string(),
+            Value::Text(t) => t.clone(),
+        }
+    }
+}
+
 /// One end of a range: the value and whether it is included.
-type End = Option<(i128, bool)>;
+type End = Option<(Value, bool)>;
 
 /// A range of values, `None` ends unbounded.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Range {
     low: End,
     high: End,
@@ -53,17 +73,28 @@ fn term_set(term: &CExpr, budget: &mut usize) -> Option<(String, CExpr, Set)> {
         return None;
     }
     *budget = budget.checked_sub(1)?;
-    let v: i128 = text.parse().ok()?;
-    if v.to_string() != *text {
-        return None;
-    }
+    let v = match text.parse::<i128>() {
+        Ok(v) if v.to_string() == *text => Value::Int(v),
+        // A text literal, without trailing blanks (a CHAR comparison may pad them), with `=`
+        // and `<>` only.
+        _ if text.starts_with('\'')
+            && text.ends_with('\'')
+            && text.len() >= 2
+            && !text[..text.len() - 1].ends_with(' ')
+            && matches!(op.as_str(), "=" | "<>") =>
+        {
+            Value::Text(text.clone())
+        }
+        _ => return None,
+    };
+    let v_kind = v.clone();
     let at = |low: End, high: End| vec![Range { low, high }];
     let set = match op.as_str() {
-        "=" => at(Some((v, true)), Some((v, true))),
+        "=" => at(Some((v.clone(), true)), Some((v, true))),
         "<>" => vec![
             Range {
                 low: None,
-                high: Some((v, false)),
+                high: Some((v.clone(), false)),
             },
             Range {
                 low: Some((v, false)),
@@ -76,38 +107,47 @@ fn term_set(term: &CExpr, budget: &mut usize) -> Option<(String, CExpr, Set)> {
         ">=" => at(Some((v, true)), None),
         _ => return None,
     };
-    Some((left.canonical(), (**left).clone(), set))
+    let kind = if matches!(v_kind, Value::Int(_)) {
+        "int"
+    } else {
+        "text"
+    };
+    Some((
+        format!("{}#{kind}", left.canonical()),
+        (**left).clone(),
+        set,
+    ))
 }
 
 /// Whether the low end `a` starts below the low end `b`.
-fn low_before(a: End, b: End) -> bool {
+fn low_before(a: &End, b: &End) -> bool {
     match (a, b) {
         (None, _) => true,
         (_, None) => false,
-        (Some((x, xi)), Some((y, yi))) => x < y || (x == y && xi && !yi),
+        (Some((x, xi)), Some((y, yi))) => x < y || (x == y && *xi && !*yi),
     }
 }
 
 /// Whether the high end `a` ends above the high end `b`.
-fn high_after(a: End, b: End) -> bool {
+fn high_after(a: &End, b: &End) -> bool {
     match (a, b) {
         (None, _) => true,
         (_, None) => false,
-        (Some((x, xi)), Some((y, yi))) => x > y || (x == y && xi && !yi),
+        (Some((x, xi)), Some((y, yi))) => x > y || (x == y && *xi && !*yi),
     }
 }
 
 /// Whether a range ending at `high` meets or overlaps one starting at `low` (no value between).
-fn meets(high: End, low: End) -> bool {
+fn meets(high: &End, low: &End) -> bool {
     match (high, low) {
         (None, _) | (_, None) => true,
-        (Some((h, hi)), Some((l, li))) => h > l || (h == l && (hi || li)),
+        (Some((h, hi)), Some((l, li))) => h > l || (h == l && (*hi || *li)),
     }
 }
 
 fn is_empty(r: &Range) -> bool {
-    match (r.low, r.high) {
-        (Some((l, li)), Some((h, hi))) => l > h || (l == h && !(li && hi)),
+    match (&r.low, &r.high) {
+        (Some((l, li)), Some((h, hi))) => l > h || (l == h && !(*li && *hi)),
         _ => false,
     }
 }
@@ -116,9 +156,9 @@ fn is_empty(r: &Range) -> bool {
 fn normalized(mut ranges: Vec<Range>) -> Set {
     ranges.retain(|r| !is_empty(r));
     ranges.sort_by(|a, b| {
-        if low_before(a.low, b.low) {
+        if low_before(&a.low, &b.low) {
             std::cmp::Ordering::Less
-        } else if low_before(b.low, a.low) {
+        } else if low_before(&b.low, &a.low) {
             std::cmp::Ordering::Greater
         } else {
             std::cmp::Ordering::Equal
@@ -127,8 +167,8 @@ fn normalized(mut ranges: Vec<Range>) -> Set {
     let mut out: Set = Vec::with_capacity(ranges.len());
     for r in ranges {
         match out.last_mut() {
-            Some(last) if meets(last.high, r.low) => {
-                if high_after(r.high, last.high) {
+            Some(last) if meets(&last.high, &r.low) => {
+                if high_after(&r.high, &last.high) {
                     last.high = r.high;
                 }
             }
@@ -139,22 +179,22 @@ fn normalized(mut ranges: Vec<Range>) -> Set {
 }
 
 fn union(a: &Set, b: &Set) -> Set {
-    normalized(a.iter().chain(b).copied().collect())
+    normalized(a.iter().chain(b).cloned().collect())
 }
 
 fn intersection(a: &Set, b: &Set) -> Set {
     let mut out = Vec::new();
     for x in a {
         for y in b {
-            let low = if low_before(x.low, y.low) {
-                y.low
+            let low = if low_before(&x.low, &y.low) {
+                y.low.clone()
             } else {
-                x.low
+                x.low.clone()
             };
-            let high = if high_after(x.high, y.high) {
-                y.high
+            let high = if high_after(&x.high, &y.high) {
+                y.high.clone()
             } else {
-                x.high
+                x.high.clone()
             };
             out.push(Range { low, high });
         }
@@ -162,27 +202,27 @@ fn intersection(a: &Set, b: &Set) -> Set {
     normalized(out)
 }
 
-fn comparison(op: &str, expr: &CExpr, value: i128) -> CExpr {
+fn comparison(op: &str, expr: &CExpr, value: &Value) -> CExpr {
     CExpr::Binary {
         op: op.into(),
         left: Box::new(expr.clone()),
-        right: Box::new(CExpr::Literal(value.to_string())),
+        right: Box::new(CExpr::Literal(value.literal())),
     }
 }
 
 /// The terms (all must hold) of one range.
 fn range_terms(expr: &CExpr, r: &Range) -> Vec<CExpr> {
-    if let (Some((l, true)), Some((h, true))) = (r.low, r.high) {
+    if let (Some((l, true)), Some((h, true))) = (&r.low, &r.high) {
         if l == h {
             return vec![comparison("=", expr, l)];
         }
     }
     let mut out = Vec::new();
-    if let Some((l, inclusive)) = r.low {
-        out.push(comparison(if inclusive { ">=" } else { ">" }, expr, l));
+    if let Some((l, inclusive)) = &r.low {
+        out.push(comparison(if *inclusive { ">=" } else { ">" }, expr, l));
     }
-    if let Some((h, inclusive)) = r.high {
-        out.push(comparison(if inclusive { "<=" } else { "<" }, expr, h));
+    if let Some((h, inclusive)) = &r.high {
+        out.push(comparison(if *inclusive { "<=" } else { "<" }, expr, h));
     }
     out
 }
@@ -197,9 +237,9 @@ fn written(expr: &CExpr, set: &Set) -> Option<(&'static str, Vec<Vec<CExpr>>)> {
         [only] => Some(("AND", vec![range_terms(expr, only)])),
         [first, .., last] => {
             // Every value but some points: unbounded at both ends, each gap one excluded point.
-            let points: Option<Vec<i128>> = set
+            let points: Option<Vec<&Value>> = set
                 .windows(2)
-                .map(|w| match (w[0].high, w[1].low) {
+                .map(|w| match (&w[0].high, &w[1].low) {
                     (Some((h, false)), Some((l, false))) if h == l => Some(h),
                     _ => None,
                 })
@@ -221,10 +261,15 @@ fn written(expr: &CExpr, set: &Set) -> Option<(&'static str, Vec<Vec<CExpr>>)> {
 /// The terms of an `op` chain with the comparisons of one expression with integer literals
 /// combined (see the module): for each expression two or more terms compare, their set written
 /// once. `build` joins terms into a chain of an operator (the normalizer's junction).
+///
+/// In a condition (`condition`: NULL and FALSE both reject), a combination that admits every
+/// value is `expr IS NOT NULL`, as Flink plans it (`x <> 'a' OR x = 'a'`; plan oracle);
+/// elsewhere it is left as written (it is NULL where the expression is).
 pub fn combine(
     op: &str,
     terms: Vec<CExpr>,
     build: &dyn Fn(&str, Vec<CExpr>) -> CExpr,
+    condition: bool,
 ) -> Vec<CExpr> {
     let mut budget = MAX_COMPARISONS;
     let sets: Vec<Option<(String, CExpr, Set)>> =
@@ -248,7 +293,15 @@ pub fn combine(
         if *count < 2 {
             continue;
         }
-        let Some((joined, parts)) = written(expr, set) else {
+        let Some((joined, parts)) = written(expr, set).or_else(|| {
+            condition.then(|| {
+                let not_null = CExpr::Call {
+                    name: "IS NOT NULL".into(),
+                    args: vec![expr.clone()],
+                };
+                ("AND", vec![vec![not_null]])
+            })
+        }) else {
             continue;
         };
         let terms = if joined == op && op == "AND" {
@@ -315,7 +368,7 @@ mod tests {
         let a = chain("OR", vec![cmp("=", "1"), cmp("=", "2")]);
         let b = chain("OR", vec![cmp("=", "2"), cmp("=", "3")]);
         assert_eq!(
-            texts(&combine("AND", vec![a, b], &chain)),
+            texts(&combine("AND", vec![a, b], &chain, false)),
             texts(&[cmp("=", "2")])
         );
     }
@@ -324,37 +377,43 @@ mod tests {
     fn ranges_unite_only_where_they_meet() {
         let a = chain("AND", vec![cmp(">=", "1"), cmp("<=", "10")]);
         let b = chain("AND", vec![cmp(">=", "5"), cmp("<=", "15")]);
-        let united = combine("OR", vec![a, b], &chain);
+        let united = combine("OR", vec![a, b], &chain, false);
         assert_eq!(
             texts(&united),
             texts(&[chain("AND", vec![cmp(">=", "1"), cmp("<=", "15")])])
         );
         // 5 < x < 6 holds for a DECIMAL x: two ranges stay two.
-        let apart = combine("OR", vec![cmp("<=", "5"), cmp(">=", "6")], &chain);
+        let apart = combine("OR", vec![cmp("<=", "5"), cmp(">=", "6")], &chain, false);
         assert_eq!(apart.len(), 2);
         // Every value: left as written.
-        let all = combine("OR", vec![cmp("<=", "5"), cmp(">", "5")], &chain);
+        let all = combine("OR", vec![cmp("<=", "5"), cmp(">", "5")], &chain, false);
         assert_eq!(texts(&all), texts(&[cmp("<=", "5"), cmp(">", "5")]));
     }
 
     #[test]
     fn excluded_points_stay_exclusions() {
         let terms = vec![cmp("<>", "1"), cmp("<>", "2")];
-        assert_eq!(texts(&combine("AND", terms.clone(), &chain)), texts(&terms));
+        assert_eq!(
+            texts(&combine("AND", terms.clone(), &chain, false)),
+            texts(&terms)
+        );
         // An exclusion outside a range is no condition.
         let bounded = vec![cmp(">=", "1"), cmp("<=", "10"), cmp("<>", "20")];
         assert_eq!(
-            texts(&combine("AND", bounded, &chain)),
+            texts(&combine("AND", bounded, &chain, false)),
             texts(&[cmp(">=", "1"), cmp("<=", "10")])
         );
         // No value: FALSE.
-        let none = combine("AND", vec![cmp("=", "1"), cmp("=", "2")], &chain);
+        let none = combine("AND", vec![cmp("=", "1"), cmp("=", "2")], &chain, false);
         assert_eq!(texts(&none), vec!["FALSE".to_string()]);
     }
 
     #[test]
     fn other_literals_are_left_alone() {
         let terms = vec![cmp(">", "1.5"), cmp(">", "2")];
-        assert_eq!(texts(&combine("AND", terms.clone(), &chain)), texts(&terms));
+        assert_eq!(
+            texts(&combine("AND", terms.clone(), &chain, false)),
+            texts(&terms)
+        );
     }
 }

@@ -373,20 +373,18 @@ fn expect_end(parser: &mut Parser) -> Result<(), ParserError> {
     }
 }
 
-fn skip_create_prefix(parser: &mut Parser) {
+/// `CREATE [OR REPLACE] [TEMPORARY [SYSTEM]]`, read as tokens (comments and spacing aside):
+/// whether TEMPORARY and SYSTEM were written.
+fn create_prefix(parser: &mut Parser) -> (bool, bool) {
     let _ = parser.parse_keyword(Keyword::CREATE);
     let _ = parser.parse_keywords(&[Keyword::OR, Keyword::REPLACE]);
-    let _ = parser.parse_keyword(Keyword::TEMPORARY);
-    let _ = parser.parse_keyword(Keyword::SYSTEM);
+    let temporary = parser.parse_keyword(Keyword::TEMPORARY);
+    let system = parser.parse_keyword(Keyword::SYSTEM);
+    (temporary, system)
 }
 
 fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, ParserError> {
-    let temporary = parser
-        .peek_nth_token(1)
-        .token
-        .to_string()
-        .eq_ignore_ascii_case("TEMPORARY");
-    skip_create_prefix(parser);
+    let (temporary, _) = create_prefix(parser);
     parser.expect_keyword(Keyword::VIEW)?;
     let if_not_exists = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = name_of(file, &parser.parse_object_name(false)?);
@@ -419,12 +417,7 @@ fn parse_create_function(
     file: &SourceFile,
     parser: &mut Parser,
 ) -> Result<FunctionDef, ParserError> {
-    let temporary = parser
-        .peek_nth_token(1)
-        .token
-        .to_string()
-        .eq_ignore_ascii_case("TEMPORARY");
-    skip_create_prefix(parser);
+    let (temporary, system) = create_prefix(parser);
     parser.expect_keyword(Keyword::FUNCTION)?;
     let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = name_of(file, &parser.parse_object_name(false)?);
@@ -462,6 +455,7 @@ fn parse_create_function(
         class,
         language,
         temporary,
+        system,
         resources,
     })
 }

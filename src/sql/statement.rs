@@ -254,6 +254,8 @@ pub struct FunctionDef {
     pub class: String,
     pub language: Language,
     pub temporary: bool,
+    /// `CREATE TEMPORARY SYSTEM FUNCTION`: it replaces a built-in function of its name.
+    pub system: bool,
     /// `USING JAR '...'` resources, as written (`JAR 'path'`), in order.
     pub resources: Vec<String>,
 }
