@@ -546,6 +546,7 @@ impl<'a> Builder<'a> {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
             input.aggregate_below = None;
+            input.rank_below = None;
             input.union_below.clear();
         }
         let subqueries = subquery::plan_all(
@@ -614,11 +615,12 @@ impl<'a> Builder<'a> {
         }
         let mut unfiltered = Vec::new();
         let ranked_from = self.operators.len();
+        let mut built_ranks = Vec::new();
         for (pending, filter) in ranks {
             if filter.range.is_some() {
-                rank::build(self, select, &input, pending, &filter, &rest)?;
+                built_ranks.extend(rank::build(self, select, &input, pending, &filter, &rest)?);
             } else {
-                unfiltered.push(pending);
+                unfiltered.push((pending, filter.start));
             }
         }
         let mut where_terms = Vec::new();
@@ -639,6 +641,11 @@ impl<'a> Builder<'a> {
             }
             // `WHERE 1 = 1` filters nothing.
             where_terms.retain(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"));
+            // A bound on the rank number of a Top-N beneath narrows it (Flink merges them).
+            if let Some(below) = input.rank_below.clone() {
+                let at = self.span(selection);
+                rank::narrow_below(self, &below, &mut where_terms, at);
+            }
             super::normalize::simplify_filter_terms(&mut where_terms);
             {
                 let converter = self.converter();
@@ -726,12 +733,20 @@ impl<'a> Builder<'a> {
         // (its conditions run after the rank); anything else reads an OVER aggregate.
         let passes_up = !has_joins && !aggregates && !windowed && !distinct;
         let mut carried = Vec::new();
-        for mut pending in unfiltered {
+        for (mut pending, start) in unfiltered {
             if !rank::reads_rank(select, &select_input, &pending) {
                 continue;
             }
             if passes_up {
-                pending.above.extend(where_terms.iter().cloned());
+                // A bound without an end is part of the range the rank filter above makes.
+                pending.start = start;
+                let rank = pending.placeholder();
+                pending.above.extend(
+                    where_terms
+                        .iter()
+                        .filter(|t| rank::term_bounds(t, &rank).is_none())
+                        .cloned(),
+                );
                 carried.push(pending);
             } else {
                 self.unfiltered_rank(&pending, &select_input, span);
@@ -747,6 +762,15 @@ impl<'a> Builder<'a> {
         } else {
             let mut output = self.project(select, &input)?;
             output.ranks = carried;
+            // A Top-N planned here, or beneath a query that only projects and filters, is
+            // narrowed by a bound on its rank number above.
+            if !distinct && !has_joins {
+                output.rank_below = match built_ranks.len() {
+                    0 => input.rank_below.clone(),
+                    1 => built_ranks.pop(),
+                    _ => None,
+                };
+            }
             // A WHERE above a query that only projects and filters still reaches its joins.
             if !distinct {
                 output.joins_below = input.joins_below.clone();

@@ -15,7 +15,7 @@ use sqlparser::ast::{
 };
 
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
-type Bounds = (Option<i64>, Option<i64>);
+pub type Bounds = (Option<i64>, Option<i64>);
 
 fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
     bounds_of(expr, is_rank, false)
@@ -34,20 +34,7 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         Expr::IsFalse(inner) => return bounds_of(inner, is_rank, !negated),
         _ => {}
     }
-    let number = |e: &Expr| match e {
-        Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => n.parse::<i64>().ok(),
-            _ => None,
-        },
-        Expr::Nested(inner) => match inner.as_ref() {
-            Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => n.parse::<i64>().ok(),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    };
+    let number = constant_integer;
     if let Expr::Between {
         expr,
         negated: outside,
@@ -105,6 +92,38 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
     }
 }
 
+/// An integer constant, with the integer arithmetic Flink reduces before it plans the rank
+/// (`rk <= 2 + 1` is `rk <= 3`; plan oracle): none when it overflows.
+fn constant_integer(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<i64>().ok(),
+            _ => None,
+        },
+        Expr::Nested(inner) => constant_integer(inner),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => constant_integer(expr)?.checked_neg(),
+        Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr,
+        } => constant_integer(expr),
+        Expr::BinaryOp { left, op, right } => {
+            let (l, r) = (constant_integer(left)?, constant_integer(right)?);
+            let value = match op {
+                BinaryOperator::Plus => l.checked_add(r)?,
+                BinaryOperator::Minus => l.checked_sub(r)?,
+                BinaryOperator::Multiply => l.checked_mul(r)?,
+                _ => return None,
+            };
+            // Flink's INT arithmetic: a result beyond INT overflows (no reduction of ours).
+            i32::try_from(value).ok().map(i64::from)
+        }
+        _ => None,
+    }
+}
+
 /// The terms of an `AND` chain.
 pub fn conjuncts(expr: &Expr) -> Vec<&Expr> {
     match expr {
@@ -127,6 +146,8 @@ pub fn conjuncts(expr: &Expr) -> Vec<&Expr> {
 pub struct RankFilter<'s> {
     pub terms: Vec<&'s Expr>,
     pub range: Option<(i64, i64)>,
+    /// The lowest rank kept, also without an end.
+    pub start: Option<i64>,
 }
 
 /// Whether `expr` names the rank column of `pending` in `input`, under any alias.
@@ -150,7 +171,7 @@ pub fn rank_filter<'s>(
     pending: &PendingRank,
 ) -> RankFilter<'s> {
     let is_rank = |e: &Expr| names_rank(input, pending, e);
-    let mut bounds: Bounds = (None, None);
+    let mut bounds: Bounds = (pending.start, None);
     let mut terms = Vec::new();
     for &term in candidates {
         if let Some((low, high)) = rank_bounds(term, &is_rank) {
@@ -163,7 +184,11 @@ pub fn rank_filter<'s>(
         }
     }
     let range = bounds.1.map(|high| (bounds.0.unwrap_or(1), high));
-    RankFilter { terms, range }
+    RankFilter {
+        terms,
+        range,
+        start: bounds.0,
+    }
 }
 
 /// Whether a SELECT reads the rank column of `pending` (else Flink prunes the ranking away).
@@ -274,6 +299,7 @@ pub fn pending(
         beneath: super::window::with_expansion(input),
         where_span: select.selection.as_ref().map(|w| b.span(w)),
         above: Vec::new(),
+        start: None,
     })
 }
 
@@ -341,9 +367,9 @@ pub fn build(
     pending: PendingRank,
     filter: &RankFilter,
     rest: &[&Expr],
-) -> Result<()> {
+) -> Result<Option<RankBelow>> {
     let Some((min, max)) = filter.range else {
-        return Ok(());
+        return Ok(None);
     };
     let filter_span = filter
         .terms
@@ -526,9 +552,15 @@ pub fn build(
         op.fact_spans
             .insert(fact, projection_span.union(pending.span));
     }
+    let below =
+        matches!(op.kind, OperatorKind::TopN | OperatorKind::WindowTopN).then(|| RankBelow {
+            operator: b.operators.len(),
+            rank: pending.placeholder(),
+            time_ordered: pending.function == "ROW_NUMBER" && single_time_order,
+        });
     b.operators.push(op);
     super::join_finish::carry_all_beneath_ranking(b, b.operators.len() - 1);
-    Ok(())
+    Ok(below)
 }
 
 /// Whether `expr` is computed from the ranking's own columns (and its rank number) only.
@@ -585,5 +617,89 @@ pub fn placeholder_column(name: String, span: ByteSpan, pending: &PendingRank) -
         expr: pending.placeholder(),
         time: None,
         span,
+    }
+}
+
+/// A Top-N planned in a query that a query above reads through projections and filters only:
+/// the operator and its rank number as the queries above see it.
+#[derive(Debug, Clone)]
+pub struct RankBelow {
+    pub operator: usize,
+    pub rank: CExpr,
+    /// ROW_NUMBER ordered by one time attribute: ranks 1..1 would be a deduplication.
+    pub time_ordered: bool,
+}
+
+/// The bounds a filter term above puts on the rank number `rank` (`rk <= 3`, `3 >= rk`, ...).
+pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
+    let CExpr::Binary { op, left, right } = term else {
+        return None;
+    };
+    let number = |e: &CExpr| match e {
+        CExpr::Literal(n) => n.parse::<i64>().ok(),
+        _ => None,
+    };
+    let (op, n) = if **left == *rank {
+        (op.as_str(), number(right)?)
+    } else if **right == *rank {
+        let flipped = match op.as_str() {
+            "<" => ">",
+            "<=" => ">=",
+            ">" => "<",
+            ">=" => "<=",
+            other => other,
+        };
+        (flipped, number(left)?)
+    } else {
+        return None;
+    };
+    match op {
+        "=" => Some((Some(n), Some(n))),
+        "<=" => Some((None, Some(n))),
+        "<" => Some((None, Some(n - 1))),
+        ">=" => Some((Some(n), None)),
+        ">" => Some((Some(n + 1), None)),
+        _ => None,
+    }
+}
+
+/// The terms of a WHERE above a Top-N that bound its rank number narrow its range: Flink merges
+/// the filters of the queries between them before it plans the rank (`WHERE rk <= 5` in a view,
+/// `WHERE rk <= 3` over it is one Top-N of ranks 1..3; plan oracle). The terms it takes are
+/// removed from `terms`. A range that would become a first row by time (a deduplication) is
+/// left as it is, its terms a filter above.
+pub fn narrow_below(b: &mut Builder, below: &RankBelow, terms: &mut Vec<CExpr>, span: ByteSpan) {
+    let Some(op) = b.operators.get_mut(below.operator) else {
+        return;
+    };
+    if !matches!(op.kind, OperatorKind::TopN | OperatorKind::WindowTopN) {
+        return;
+    }
+    let Ok(ranking) = op.read::<Ranking>() else {
+        return;
+    };
+    let (mut start, mut end) = (ranking.rank_start, ranking.rank_end);
+    let mut taken = Vec::new();
+    for (i, term) in terms.iter().enumerate() {
+        if let Some((low, high)) = term_bounds(term, &below.rank) {
+            start = start.max(low.unwrap_or(start));
+            end = end.min(high.unwrap_or(end));
+            taken.push(i);
+        }
+    }
+    if taken.is_empty() || start > end || (below.time_ordered && start == 1 && end == 1) {
+        return;
+    }
+    op.update(|facts: &mut Ranking| {
+        facts.rank_start = start;
+        facts.rank_end = end;
+    });
+    for fact in [Ranking::rank_start, Ranking::rank_end] {
+        let at = op.fact_spans.get(&fact).copied().unwrap_or_default();
+        op.fact_spans.insert(fact, at.union(span));
+    }
+    op.span = op.span.union(span);
+    for i in taken.into_iter().rev() {
+        terms.remove(i);
     }
 }

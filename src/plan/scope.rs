@@ -66,6 +66,9 @@ pub struct PendingRank {
     /// Conditions of the queries between the ranking and its rank filter: Flink runs them after
     /// the rank (a Calc above it), so the rank carries the columns they read.
     pub above: Vec<CExpr>,
+    /// The lowest rank kept by a bound without an end in a query between the ranking and its
+    /// rank filter (`WHERE rk > 1` beneath `WHERE rk <= 3`): Flink merges it into the range.
+    pub start: Option<i64>,
 }
 
 impl PendingRank {
@@ -121,6 +124,8 @@ pub struct Relation {
     pub joins_below: Vec<super::join_nulls::PlannedJoin>,
     /// The group aggregate beneath whose keys a WHERE above still filters.
     pub aggregate_below: Option<super::pushdown::PlannedAggregate>,
+    /// The Top-N beneath whose rank number a WHERE above still bounds.
+    pub rank_below: Option<super::rank::RankBelow>,
     /// The inputs of a UNION ALL beneath, which a WHERE above still reaches.
     pub union_below: Vec<super::pushdown::UnionInputBelow>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
@@ -234,6 +239,7 @@ impl Relation {
         self.base_tables.extend(right.base_tables);
         self.filters.extend(right.filters);
         self.window = None;
+        self.rank_below = None;
         self.ranks.extend(right.ranks);
         self
     }
