@@ -556,7 +556,6 @@ pub fn build(
         matches!(op.kind, OperatorKind::TopN | OperatorKind::WindowTopN).then(|| RankBelow {
             operator: b.operators.len(),
             rank: pending.placeholder(),
-            time_ordered: pending.function == "ROW_NUMBER" && single_time_order,
         });
     b.operators.push(op);
     super::join_finish::carry_all_beneath_ranking(b, b.operators.len() - 1);
@@ -626,8 +625,6 @@ pub fn placeholder_column(name: String, span: ByteSpan, pending: &PendingRank) -
 pub struct RankBelow {
     pub operator: usize,
     pub rank: CExpr,
-    /// ROW_NUMBER ordered by one time attribute: ranks 1..1 would be a deduplication.
-    pub time_ordered: bool,
 }
 
 /// The bounds a filter term above puts on the rank number `rank` (`rk <= 3`, `3 >= rk`, ...).
@@ -666,8 +663,9 @@ pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
 /// The terms of a WHERE above a Top-N that bound its rank number narrow its range: Flink merges
 /// the filters of the queries between them before it plans the rank (`WHERE rk <= 5` in a view,
 /// `WHERE rk <= 3` over it is one Top-N of ranks 1..3; plan oracle). The terms it takes are
-/// removed from `terms`. A range that would become a first row by time (a deduplication) is
-/// left as it is, its terms a filter above.
+/// removed from `terms`. A range narrowed to the first row by time stays a Top-N of that row,
+/// where Flink plans a deduplication (the Top-N's rules are as strict: `lab/plan/allow.yaml`);
+/// left as a filter above, a change of that bound alone would pass as compatible.
 pub fn narrow_below(b: &mut Builder, below: &RankBelow, terms: &mut Vec<CExpr>, span: ByteSpan) {
     let Some(op) = b.operators.get_mut(below.operator) else {
         return;
@@ -687,7 +685,7 @@ pub fn narrow_below(b: &mut Builder, below: &RankBelow, terms: &mut Vec<CExpr>, 
             taken.push(i);
         }
     }
-    if taken.is_empty() || start > end || (below.time_ordered && start == 1 && end == 1) {
+    if taken.is_empty() || start > end {
         return;
     }
     op.update(|facts: &mut Ranking| {
