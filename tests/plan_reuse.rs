@@ -174,6 +174,26 @@ fn a_changed_definition_is_planned_again() {
     }
     let moved = format!("-- a comment\n{old}");
     assert_eq!(both_ways(old, &moved, &[]).expect("both plan").1.reused, 1);
+    let with_function = old
+        .replace(
+            "INSERT",
+            "CREATE TEMPORARY FUNCTION f AS 'com.example.F';\nINSERT",
+        )
+        .replace("FROM t GROUP", "FROM t WHERE f(b) > 0 GROUP");
+    for changed in [
+        with_function.replace("com.example.F", "com.example.G"),
+        with_function.replace("TEMPORARY FUNCTION", "TEMPORARY SYSTEM FUNCTION"),
+    ] {
+        let (scratch, reusing) = both_ways(&with_function, &changed, &[]).expect("both plan");
+        assert_eq!(
+            reusing.reused, 0,
+            "reused a query calling a changed function"
+        );
+        assert_eq!(
+            format!("{:#?}", scratch.queries),
+            format!("{:#?}", reusing.queries)
+        );
+    }
     let with_view = old.replace("FROM t GROUP", "FROM v GROUP").replace(
         "INSERT",
         "CREATE VIEW v AS SELECT a, b FROM t WHERE a > 0;\nINSERT",

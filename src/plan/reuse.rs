@@ -16,6 +16,7 @@ use crate::catalog::reads::{Read, ReadKind};
 use crate::catalog::{Catalog, QueryStatement};
 use crate::notes::Note;
 use crate::source::{ByteSpan, SourceFile};
+use crate::sql::FunctionDef;
 use std::collections::HashMap;
 
 /// What the old script's planning of one query looked at, to tell whether a new statement
@@ -110,46 +111,31 @@ impl<'a> Reuser<'a> {
         let mut places = Places::default();
         places.add(record.statement, statement.span);
         for read in &record.reads {
+            let (name, old_file) = (read.name.as_str(), &old.file);
             let alike = match read.kind {
-                ReadKind::Table => match (
-                    old.catalog.table_at(&read.name, record.ordinal),
-                    catalog.table_at(&read.name, statement.ordinal),
-                ) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => {
+                ReadKind::Table => alike(
+                    old.catalog.table_at(name, record.ordinal),
+                    catalog.table_at(name, statement.ordinal),
+                    |a, b| {
                         a.open == b.open
                             && a.altered == b.altered
-                            && places.add_origins(&a.origins, &b.origins, &old.file, file)
-                    }
-                    _ => false,
-                },
-                ReadKind::View => match (
-                    old.catalog.view_at(&read.name, record.ordinal),
-                    catalog.view_at(&read.name, statement.ordinal),
-                ) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => {
+                            && places.add_origins(&a.origins, &b.origins, old_file, file)
+                    },
+                ),
+                ReadKind::View => alike(
+                    old.catalog.view_at(name, record.ordinal),
+                    catalog.view_at(name, statement.ordinal),
+                    |a, b| {
                         a.path == b.path
                             && a.hints == b.hints
-                            && places.add_origins(&a.origins, &b.origins, &old.file, file)
-                    }
-                    _ => false,
-                },
-                ReadKind::Function => match (
-                    old.catalog.function(&read.name),
-                    catalog.function(&read.name),
-                ) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => {
-                        let (a, b) = (&a.def, &b.def);
-                        a.name.parts == b.name.parts
-                            && a.class == b.class
-                            && a.language == b.language
-                            && a.temporary == b.temporary
-                            && a.resources == b.resources
-                    }
-                    _ => false,
-                },
+                            && places.add_origins(&a.origins, &b.origins, old_file, file)
+                    },
+                ),
+                ReadKind::Function => alike(
+                    old.catalog.function(name),
+                    catalog.function(name),
+                    |a, b| same_function(&a.def, &b.def),
+                ),
             };
             if !alike {
                 return None;
@@ -175,6 +161,34 @@ impl<'a> Reuser<'a> {
         }
         Some((query, notes))
     }
+}
+
+/// Whether two lookups found alike definitions: both none, or both one for which `same` holds.
+fn alike<T>(old: Option<&T>, new: Option<&T>, same: impl FnOnce(&T, &T) -> bool) -> bool {
+    match (old, new) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same(a, b),
+        _ => false,
+    }
+}
+
+/// Whether two functions are declared alike, wherever the scripts write them (every field is
+/// named: a new one must be compared).
+fn same_function(a: &FunctionDef, b: &FunctionDef) -> bool {
+    let FunctionDef {
+        name,
+        class,
+        language,
+        temporary,
+        system,
+        resources,
+    } = a;
+    name.parts == b.name.parts
+        && *class == b.class
+        && *language == b.language
+        && *temporary == b.temporary
+        && *system == b.system
+        && *resources == b.resources
 }
 
 fn config_at(catalog: &Catalog, version: usize) -> &Config {
