@@ -868,7 +868,10 @@ fn reordering_ddl_columns_never_changes_a_verdict() {
     // declaration: the reorder is a (harmless) finding.
     rewrite_keeps_outcomes_reporting(
         "DDL columns reordered",
-        &["query-unused-table-changed", "query-hidden-definition-changed"],
+        &[
+            "query-unused-table-changed",
+            "query-hidden-definition-changed",
+        ],
         |old, new| {
             (
                 spelling::reorder_columns(old),
