@@ -117,6 +117,12 @@ fn connector_tables(root: &Path) -> String {
     as_json::<serde_json::Value>(root, |_, text| is_connector_table(text))
 }
 
+/// `(path, JSON)` of the table of configuration keys, read as YAML here: a check deserializes
+/// this instead of parsing the YAML.
+fn config_table(root: &Path) -> String {
+    as_json::<serde_json::Value>(root, |_, text| is_config_table(text))
+}
+
 fn main() {
     // The executables are linked without position independence on Linux: as a PIE, a small
     // check spent about a third of its CPU time in the dynamic loader, applying the binary's
@@ -136,6 +142,8 @@ fn main() {
         connector_tables(&root),
     )
     .expect("OUT_DIR is writable");
+    std::fs::write(out.join("builtin_config_keys_json.rs"), config_table(&root))
+        .expect("OUT_DIR is writable");
     let cases = format!(
         "/// The case files built into the binary: (path, contents).\npub const CASES: &[(&str, &str)] = {};\n",
         embedded(&root, "cases")

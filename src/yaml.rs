@@ -9,6 +9,22 @@ use serde_saphyr::Location;
 /// The rule files built into the binary: every `rules/<profile>/*.yaml` (see `build.rs`).
 pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 
+/// The rest of the first line of `text` that starts with `key` (a top-level key such as
+/// `operator:`), without reading the file: it tells the kinds of YAML files apart. A
+/// vectorized substring search, not a scan line by line: a check asks this of every built-in
+/// file.
+pub fn top_level_line<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+    let at = memchr::memmem::find_iter(text.as_bytes(), key.as_bytes())
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')?;
+    let rest = text.get(at + key.len()..)?;
+    Some(
+        rest.split('\n')
+            .next()
+            .unwrap_or(rest)
+            .trim_end_matches('\r'),
+    )
+}
+
 /// Byte offset where a YAML parser location starts.
 pub fn raw_offset(file: &SourceFile, location: &Location) -> usize {
     location
@@ -48,4 +64,18 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(
             None,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_line;
+
+    #[test]
+    fn a_top_level_key_starts_a_line() {
+        let text = "# operator: not this\ndescription: an operator: here\r\noperator: join # kind\r\nrules: []\n";
+        assert_eq!(top_level_line(text, "operator:"), Some(" join # kind"));
+        assert_eq!(top_level_line("family:\n", "family:"), Some(""));
+        assert_eq!(top_level_line("rules:\n  family: x\n", "family:"), None);
+        assert_eq!(top_level_line("", "family:"), None);
+    }
 }

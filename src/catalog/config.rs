@@ -50,27 +50,40 @@ pub enum ValueKind {
 
 /// Whether a YAML file is the table of configuration keys rather than a rule file.
 pub fn is_config_file(text: &str) -> bool {
-    text.lines().any(|l| l.starts_with("config_keys:"))
+    crate::yaml::top_level_line(text, "config_keys:").is_some()
 }
 
+/// The table of known keys as `build.rs` read it from its YAML, as JSON: (path, JSON).
+const PRECOMPILED: &[(&str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/builtin_config_keys_json.rs"));
+
 /// The known keys, from the built-in table (empty if it does not read: a unit test checks it
-/// does).
+/// does). Read from the JSON `build.rs` made of it, from the YAML when there is none.
 pub fn known_keys() -> &'static [KeyDef] {
     static KEYS: std::sync::OnceLock<Vec<KeyDef>> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
-        crate::yaml::BUILTIN
+        let precompiled = PRECOMPILED
             .iter()
             .find(|(path, _)| *path == KEYS_FILE)
-            .and_then(|(path, text)| {
-                crate::yaml::parse_yaml::<KeysFile>(
-                    &crate::source::SourceFile::new(*path, *text),
-                    "configuration keys",
-                )
-                .ok()
-            })
+            .and_then(|(_, json)| serde_json::from_str::<KeysFile>(json).ok());
+        precompiled
+            .or_else(keys_from_yaml)
             .map(|file| file.config_keys)
             .unwrap_or_default()
     })
+}
+
+fn keys_from_yaml() -> Option<KeysFile> {
+    crate::yaml::BUILTIN
+        .iter()
+        .find(|(path, _)| *path == KEYS_FILE)
+        .and_then(|(path, text)| {
+            crate::yaml::parse_yaml::<KeysFile>(
+                &crate::source::SourceFile::new(*path, *text),
+                "configuration keys",
+            )
+            .ok()
+        })
 }
 
 fn key_def(key: &str) -> Option<&'static KeyDef> {
@@ -202,6 +215,13 @@ mod tests {
             Some("0 ms"),
             "Flink's default"
         );
+    }
+
+    #[test]
+    fn the_embedded_key_table_is_the_yaml() {
+        let yaml = keys_from_yaml().map(|file| format!("{:?}", file.config_keys));
+        assert!(yaml.is_some(), "rules/config/keys.yaml reads");
+        assert_eq!(Some(format!("{:?}", known_keys())), yaml);
     }
 
     #[test]

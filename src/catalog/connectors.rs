@@ -81,7 +81,7 @@ pub fn builtin() -> &'static Connectors {
 
 /// Whether a YAML file is a connector table rather than a rule file.
 pub fn is_connector_file(text: &str) -> bool {
-    text.lines().any(|l| l.starts_with("connector:"))
+    crate::yaml::top_level_line(text, "connector:").is_some()
 }
 
 impl Connectors {

@@ -157,7 +157,7 @@ fn load_parsed(
 /// Whether a rule file's text declares a `family:` (loaded after the operator files of its
 /// profile, so that the kinds' change kinds are declared and its rules follow theirs).
 pub fn is_family(text: &str) -> bool {
-    text.lines().any(|line| line.starts_with("family:"))
+    crate::yaml::top_level_line(text, "family:").is_some()
 }
 
 /// `${name}` replaced by the family variable `name` of the kind being compiled.
@@ -165,10 +165,26 @@ fn substitute(text: &str, vars: &BTreeMap<String, String>) -> String {
     if vars.is_empty() || !text.contains("${") {
         return text.to_string();
     }
-    let mut out = text.to_string();
-    for (name, value) in vars {
-        out = out.replace(&format!("${{{name}}}"), value);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let value = after
+            .find('}')
+            .and_then(|end| Some((vars.get(&after[..end])?, end)));
+        match value {
+            Some((value, end)) => {
+                out.push_str(value);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str("${");
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
@@ -213,7 +229,14 @@ fn load_kind(
     }
     let mut changes = set.changes.remove(&operator).unwrap_or_default();
     for (name, predicate) in &parsed.changes {
-        match Predicate::compile(&predicate.value, &schema) {
+        // Deferred like the rules' `when` (see `Predicate::deferred`): a kind with no changed
+        // pair in the check never reads its change kinds.
+        let compiled = if set.defer_compiling {
+            Ok(Predicate::deferred(&predicate.value))
+        } else {
+            Predicate::compile(&predicate.value, &schema)
+        };
+        match compiled {
             Ok(p) => {
                 changes.retain(|(n, _)| n != name);
                 changes.push((name.clone(), p));
@@ -672,6 +695,22 @@ mod tests {
     }
 
     #[test]
+    fn family_variables_are_filled_in_and_nothing_else() {
+        let vars = std::collections::BTreeMap::from([
+            ("kind".to_string(), "window_join".to_string()),
+            ("prefix".to_string(), "wj".to_string()),
+        ]);
+        let fill = |text: &str| super::substitute(text, &vars);
+        assert_eq!(fill("${prefix}-${kind}: ${prefix}"), "wj-window_join: wj");
+        assert_eq!(fill("${other} and ${prefix"), "${other} and ${prefix");
+        assert_eq!(
+            fill("$prefix costs $5 {prefix}"),
+            "$prefix costs $5 {prefix}"
+        );
+        assert_eq!(fill("${${prefix}}"), "${wj}");
+    }
+
+    #[test]
     fn every_builtin_rule_file_is_precompiled() {
         for (path, text) in BUILTIN {
             let rule_file = !path.ends_with("/profile.yaml")
@@ -698,8 +737,8 @@ mod tests {
                     .iter()
                     .filter(|r| some.has_kind(&r.operator))
                     .collect();
-                // A filtered load defers parsing `when` and messages: parsed, they are the
-                // whole set's (which were compiled and type-checked).
+                // A filtered load defers parsing `when`, messages and change kinds: parsed,
+                // they are the whole set's (which were compiled and type-checked).
                 for rule in &some.rules {
                     rule.when.paths();
                     rule.message.paths();
@@ -715,6 +754,10 @@ mod tests {
                     .iter()
                     .filter(|(k, _)| some.has_kind(k))
                     .collect();
+                // So are change kinds'.
+                for (_, predicate) in some.changes.values().flatten() {
+                    predicate.paths();
+                }
                 let loaded: Vec<_> = some.changes.iter().collect();
                 assert_eq!(
                     format!("{expected:?}"),

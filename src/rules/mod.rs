@@ -198,11 +198,9 @@ pub const ALWAYS_LOADED: [&str; 4] = ["query", "source", "config_key", "table_op
 /// The `operator:` of a rule file, read from its text without parsing it (a line at the
 /// file's top level); `None` when there is no such line, and then the file is loaded.
 fn operator_of(text: &str) -> Option<&str> {
-    text.lines().find_map(|line| {
-        let value = line.strip_prefix("operator:")?;
-        let value = value.split('#').next()?.trim().trim_matches(['"', '\'']);
-        (!value.is_empty()).then_some(value)
-    })
+    let value = crate::yaml::top_level_line(text, "operator:")?;
+    let value = value.split('#').next()?.trim().trim_matches(['"', '\'']);
+    (!value.is_empty()).then_some(value)
 }
 
 pub fn lookup<'v>(facts: &'v Value, path: &str) -> Option<&'v Value> {
