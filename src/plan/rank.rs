@@ -278,11 +278,11 @@ pub fn pending(
     };
     let mut partition = Vec::new();
     for expr in &spec.partition_by {
-        partition.push((b.converter().expr(input, expr)?, b.span(expr)));
+        partition.push((b.converter().window_key(input, expr)?, b.span(expr)));
     }
     let mut order = Vec::new();
     for OrderByExpr { expr, options, .. } in &spec.order_by {
-        let value = b.converter().expr(input, expr)?;
+        let value = b.converter().window_key(input, expr)?;
         let time = order_time(b, input, expr, &value);
         let descending = matches!(options.sort, Some(OrderBySort::Desc));
         let value = null_order(value, descending, options.nulls_first);
