@@ -1396,7 +1396,9 @@ impl<'a> Builder<'a> {
             "stream-exec-over-aggregate",
             pending.span.union(span),
             description,
-            "a ranking function without a filter on its rank is not modelled yet",
+            "a ranking function whose rank is not bounded to a range of ranks (no filter on it, or \
+             one such as `rk IN (1, 3)` or `rk <> 2`) is not modelled yet: Flink plans an OVER \
+             aggregate with the filter after it, which it runs only ordered by a time attribute",
         );
     }
 

@@ -93,6 +93,9 @@ pub struct Converter<'a> {
     pub subqueries: &'a BTreeMap<(usize, usize), String>,
     /// The ordinal of the query converted: tables are read as declared at its statement.
     pub ordinal: usize,
+    /// Set while a window's PARTITION BY or ORDER BY key is converted: `x + 0` stays an
+    /// expression there (see [`Converter::window_key`]).
+    pub keep_identities: bool,
 }
 
 impl<'a> Converter<'a> {
@@ -113,6 +116,7 @@ impl<'a> Converter<'a> {
             outer: &[],
             subqueries: &NO_SUBQUERIES,
             ordinal: usize::MAX,
+            keep_identities: false,
         }
     }
 
@@ -262,6 +266,38 @@ impl<'a> Converter<'a> {
         }))
     }
 
+    /// An operand of a comparison (`=`, `<`, ..., IN, BETWEEN): a built-in call of literals
+    /// whose value has another type than the literal's (CONCAT, TRIM, SUBSTRING, REPLACE,
+    /// LPAD, RPAD: a VARCHAR) is its value here, where only the value counts (plan oracle:
+    /// `s = SUBSTRING('xab', 2, 2)` is `s = 'ab'`); not a function a CREATE FUNCTION of the
+    /// same name replaces. See `fold::keeps_type`.
+    fn compared_operand(&self, operand: CExpr) -> CExpr {
+        let CExpr::Call { name, args } = &operand else {
+            return operand;
+        };
+        if !super::fold::reduces(name) || self.origin_of(name) != FunctionOrigin::Builtin {
+            return operand;
+        }
+        let normalized: Vec<CExpr> = args
+            .iter()
+            .cloned()
+            .map(super::normalize::normalize)
+            .collect();
+        super::fold::builtin_call(name, &normalized).unwrap_or(operand)
+    }
+
+    /// A PARTITION BY or ORDER BY key of a window (OVER, a ranking, MATCH_RECOGNIZE): Flink
+    /// projects a computed key as a column of its own before the window, and simplifies `b + 0`
+    /// there to a second copy of `b`, a column more in the rows the operator keeps (plan oracle:
+    /// `PARTITION BY b + 0` of a Top-N is not `PARTITION BY b`). So an arithmetic identity stays
+    /// an expression here.
+    pub fn window_key(&mut self, rel: &Relation, expr: &Expr) -> Result<CExpr> {
+        self.keep_identities = true;
+        let key = self.expr(rel, expr);
+        self.keep_identities = false;
+        key
+    }
+
     /// Whether the expression is a source column declared VARCHAR (STRING).
     pub fn is_varchar(&self, e: &CExpr) -> bool {
         self.declared_type(e)
@@ -300,10 +336,18 @@ impl<'a> Converter<'a> {
                     BinaryOperator::NotEq => "<>".to_string(),
                     other => other.to_string().to_uppercase(),
                 };
-                CExpr::Binary {
-                    op,
-                    left: Box::new(self.lineage(rel, left)?),
-                    right: Box::new(self.lineage(rel, right)?),
+                let (mut left, mut right) = (self.lineage(rel, left)?, self.lineage(rel, right)?);
+                if matches!(op.as_str(), "=" | "<>" | "<" | ">" | "<=" | ">=") {
+                    left = self.compared_operand(left);
+                    right = self.compared_operand(right);
+                }
+                match self.arithmetic_identity(&op, &left, &right) {
+                    Some(kept) => kept,
+                    None => CExpr::Binary {
+                        op,
+                        left: Box::new(left),
+                        right: Box::new(right),
+                    },
                 }
             }
             Expr::UnaryOp { op, expr: inner } => {
@@ -411,7 +455,10 @@ impl<'a> Converter<'a> {
                         self.lineage(rel, e)?,
                         self.lineage(rel, low)?,
                         self.lineage(rel, high)?,
-                    ],
+                    ]
+                    .into_iter()
+                    .map(|a| self.compared_operand(a))
+                    .collect(),
                 }
             }
             Expr::In {
@@ -424,6 +471,7 @@ impl<'a> Converter<'a> {
                 for item in list {
                     args.push(self.lineage(rel, item)?);
                 }
+                let args = args.into_iter().map(|a| self.compared_operand(a)).collect();
                 CExpr::Call {
                     name: if *negated { "NOT IN" } else { "IN" }.into(),
                     args,
@@ -455,8 +503,9 @@ impl<'a> Converter<'a> {
                     self.lineage(rel, escape)?,
                 ],
             },
-            // `TRIM([BOTH|LEADING|TRAILING] ['c' FROM] 'text')` of literals is its value, as
-            // Flink reduces it (plan oracle); otherwise its text.
+            // `TRIM([BOTH|LEADING|TRAILING] ['c' FROM] 'text')` of literals is its value compared
+            // with a value, as Flink reduces it (plan oracle; `compared_operand`); otherwise its
+            // text.
             Expr::Trim {
                 expr: e,
                 trim_where,
@@ -473,8 +522,8 @@ impl<'a> Converter<'a> {
                     Some(what) => Some(super::normalize::normalize(self.lineage(rel, what)?)),
                     None => None,
                 };
-                match super::fold::trimmed(side, what.as_ref(), &text) {
-                    Some(value) => value,
+                match super::fold::trim_call(side, what, text) {
+                    Some(call) => call,
                     None => self.opaque(rel, expr)?,
                 }
             }
@@ -491,6 +540,7 @@ impl<'a> Converter<'a> {
                 if let Some(len) = substring_for {
                     args.push(self.lineage(rel, len)?);
                 }
+                // Of literals, its value compared with a value (`compared_operand`).
                 CExpr::Call {
                     name: "SUBSTRING".into(),
                     args,
@@ -634,6 +684,36 @@ impl<'a> Converter<'a> {
                 .unwrap_or(data_type)
                 .to_string(),
         )
+    }
+
+    /// `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x` and `x / 1` are `x` when the result has
+    /// `x`'s own type, as Flink's optimizer simplifies them (plan oracle): an INT, BIGINT,
+    /// FLOAT or DOUBLE column or cast with the INT literal 0 or 1. Not with a TINYINT, a
+    /// SMALLINT or a DECIMAL, where the result's type differs (Flink keeps a cast to it), nor
+    /// with a DECIMAL literal (`x * 1.0`).
+    fn arithmetic_identity(&self, op: &str, left: &CExpr, right: &CExpr) -> Option<CExpr> {
+        if self.keep_identities {
+            return None;
+        }
+        let is = |e: &CExpr, value: &str| matches!(e, CExpr::Literal(t) if t == value);
+        let kept = match op {
+            "+" if is(right, "0") => left,
+            "+" if is(left, "0") => right,
+            "-" if is(right, "0") => left,
+            "*" if is(right, "1") => left,
+            "*" if is(left, "1") => right,
+            "/" if is(right, "1") => left,
+            _ => return None,
+        };
+        let own_type = match kept {
+            CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
+                [_, CExpr::Literal(target)] => Some(target.clone()),
+                _ => None,
+            },
+            _ => self.declared_type(kept),
+        }?;
+        let own_type = crate::sql::types::canonical_type(&own_type);
+        matches!(own_type.as_str(), "INT" | "BIGINT" | "FLOAT" | "DOUBLE").then(|| kept.clone())
     }
 
     /// `o.m['k']`, `c.f[1].g`: the column named by the leading identifiers, then each field
@@ -921,7 +1001,12 @@ impl<'a> Converter<'a> {
         }
         // A built-in function of constants is its value (not a function a CREATE FUNCTION
         // of the same name replaces).
-        if origin == FunctionOrigin::Builtin && super::fold::reduces(&name) {
+        // Those of another type than the literal's only compared with a value
+        // (`compared_operand`).
+        if origin == FunctionOrigin::Builtin
+            && super::fold::reduces(&name)
+            && super::fold::keeps_type(&name)
+        {
             let normalized: Vec<CExpr> = args
                 .iter()
                 .cloned()

@@ -2,14 +2,23 @@
 //! each pair planned alike by Flink 2.3): `x > 2 * 3 - 1` is `x > 5`, `x > -(2 + 3)` is `x > -5`,
 //! `x > 7 / 2` is `x > 3`, `s = 'a' || 'b'` and `s = CONCAT('a', 'b')` are `s = 'ab'`,
 //! `s = UPPER('ab')` is `s = 'AB'`, `s = TRIM(' a ')` (LTRIM, RTRIM, `TRIM(BOTH 'x' FROM ...)`
-//! of one character) is `s = 'a'`, and compared with a value, `TIMESTAMP '2024-01-01 00:00:00' +
-//! INTERVAL '1' DAY` is `TIMESTAMP '2024-01-02 00:00:00'`.
+//! of one character) is `s = 'a'`; CHAR_LENGTH, SUBSTRING / SUBSTR, REPLACE, LPAD / RPAD and
+//! INITCAP of ASCII text literals, ABS and MOD of INT literals (ABS of a DECIMAL literal too);
+//! those whose type is not the literal's (CONCAT, the TRIMs, SUBSTRING, REPLACE, LPAD / RPAD:
+//! a VARCHAR) only compared with a value ([`keeps_type`], `convert`'s `compared_operand`);
+//! and compared with a value, `TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '1' DAY` is
+//! `TIMESTAMP '2024-01-02 00:00:00'` and `1.5 + 2.5` is `4.0` (DECIMAL `+`, `-`, `*`).
 //!
 //! Only values computed exactly as Flink computes them, in the type the written literal would
 //! have, are reduced: INT arithmetic that does not overflow, texts of literals, UPPER / LOWER of
-//! ASCII text, a TIMESTAMP of whole seconds moved by a day-time interval. Anything else keeps its
-//! form (DECIMAL arithmetic, whose result type differs from the written literal's; a division by
-//! zero; a year-month interval): two spellings of one value then differ, the safe side.
+//! ASCII text, a TIMESTAMP of whole seconds moved by a day-time interval; DECIMAL arithmetic
+//! only in a comparison (as a value its type is wider than the written literal's). Anything
+//! else keeps its form (a DECIMAL division; a division or MOD by zero; a year-month interval;
+//! `'a ' = 'a'`, which Flink reduces to FALSE, its texts compared without padding): two
+//! spellings of one value then differ, the safe side.
+//!
+//! `x + 0`, `x * 1`, `x - 0` and `x / 1` of a typed column are reduced where the lineage is
+//! built (`convert::Converter::arithmetic_identity`): the types decide.
 
 use super::expr::CExpr;
 
@@ -67,7 +76,138 @@ pub fn concatenated(left: &CExpr, right: &CExpr) -> Option<CExpr> {
 
 /// Whether [`builtin_call`] may reduce a call of the built-in function `name`.
 pub fn reduces(name: &str) -> bool {
-    matches!(name, "CONCAT" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM")
+    matches!(
+        name,
+        "CONCAT"
+            | "UPPER"
+            | "LOWER"
+            | "LTRIM"
+            | "RTRIM"
+            | "TRIM"
+            | "CHAR_LENGTH"
+            | "CHARACTER_LENGTH"
+            | "SUBSTRING"
+            | "SUBSTR"
+            | "ABS"
+            | "MOD"
+            | "REPLACE"
+            | "LPAD"
+            | "RPAD"
+            | "INITCAP"
+    )
+}
+
+/// Whether the value of a call of `name` has the type of the literal it reduces to, so that
+/// it is that literal anywhere: UPPER, LOWER and INITCAP keep their argument's CHAR type,
+/// CHAR_LENGTH, ABS and MOD of literals give the literal's INT or DECIMAL. CONCAT (VARCHAR of
+/// the largest length), TRIM, SUBSTRING, REPLACE and LPAD / RPAD (a VARCHAR) do not: their
+/// value is the literal only compared with a value (`convert`'s `compared_operand`); kept as a value (an
+/// aggregate's argument, a key) its type is another and so is the state's (plan oracle:
+/// `MAX(CONCAT('ab', 'c'))` keeps a VARCHAR, `MAX('abc')` a CHAR(3)).
+pub fn keeps_type(name: &str) -> bool {
+    matches!(
+        name,
+        "UPPER" | "LOWER" | "INITCAP" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "ABS" | "MOD"
+    )
+}
+
+/// Whether a constant is one Flink reduces to a plain literal of its own type, which Calcite's
+/// AggregateProjectPullUpConstantsRule takes out of a grouping: literals, arithmetic over them,
+/// a number cast to a number type, and the calls whose value keeps the literal's type
+/// ([`keeps_type`]). A call of another type (CONCAT, SUBSTRING, a cast to a text, ...) is
+/// reduced to a cast of a literal, which is no literal to that rule: it stays a key (safe: a
+/// key more is a change seen).
+pub fn pulled_up(expr: &CExpr) -> bool {
+    match expr {
+        CExpr::Literal(_) | CExpr::Interval { .. } => true,
+        CExpr::Binary { left, right, .. } => pulled_up(left) && pulled_up(right),
+        CExpr::Unary { operand, .. } => pulled_up(operand),
+        // A number cast to a number type is a literal of that type (`CAST(100 AS BIGINT)`:
+        // plan oracle, constant-key-beside-column-cast-dropped).
+        CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
+            [value, CExpr::Literal(target)] => {
+                pulled_up(value)
+                    && (matches!(
+                        target.as_str(),
+                        "TINYINT" | "SMALLINT" | "INT" | "BIGINT" | "FLOAT" | "DOUBLE" | "BOOLEAN"
+                    ) || target.starts_with("DECIMAL"))
+            }
+            _ => false,
+        },
+        CExpr::Call { name, args } => keeps_type(name) && args.iter().all(pulled_up),
+        CExpr::Column { .. }
+        | CExpr::AllColumns { .. }
+        | CExpr::Derived(_)
+        | CExpr::Opaque { .. } => false,
+    }
+}
+
+/// The body of a text literal of printable ASCII without a quote: its characters are its
+/// bytes, so lengths and positions count as Flink counts them.
+fn plain_text(expr: &CExpr) -> Option<&str> {
+    text_literal(expr).filter(|body| {
+        body.bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'\'')
+    })
+}
+
+/// `SUBSTRING(body FROM from [FOR len])` for a start of 1 or more and a length of 0 or more.
+fn substring(body: &str, from: i32, len: Option<i32>) -> Option<CExpr> {
+    let start = usize::try_from(from.checked_sub(1)?).ok()?.min(body.len());
+    let end = match len {
+        Some(len) => start
+            .saturating_add(usize::try_from(len).ok()?)
+            .min(body.len()),
+        None => body.len(),
+    };
+    Some(text(&body[start..end]))
+}
+
+/// `LPAD` / `RPAD(body, len, pad)`: cut to `len` characters when longer, else filled with
+/// `pad` repeated on the left (LPAD) or the right (RPAD).
+fn padded(left: bool, body: &str, len: i32, pad: &str) -> Option<CExpr> {
+    let len = usize::try_from(len).ok()?;
+    if pad.is_empty() || len > 4096 {
+        return None;
+    }
+    if body.len() >= len {
+        return Some(text(&body[..len]));
+    }
+    let fill: String = pad.chars().cycle().take(len - body.len()).collect();
+    Some(text(&if left {
+        format!("{fill}{body}")
+    } else {
+        format!("{body}{fill}")
+    }))
+}
+
+/// `INITCAP` as Flink computes it: a letter or digit after anything else starts a word; the
+/// first letter of a word is upper case, the others lower case.
+fn initcap(body: &str) -> String {
+    let mut start = true;
+    body.chars()
+        .map(|c| {
+            let word = c.is_ascii_alphanumeric();
+            let out = match (start, word) {
+                (true, true) => c.to_ascii_uppercase(),
+                (false, true) => c.to_ascii_lowercase(),
+                _ => c,
+            };
+            start = !word;
+            out
+        })
+        .collect()
+}
+
+/// `TRIM(side what FROM value)` of text literals as a call [`builtin_call`] reduces to its value
+/// (`what` a blank when none is given), or None when [`trimmed`] does not reduce it.
+pub fn trim_call(side: &str, what: Option<CExpr>, value: CExpr) -> Option<CExpr> {
+    let what = what.unwrap_or_else(|| text(" "));
+    trimmed(side, Some(&what), &value)?;
+    Some(CExpr::Call {
+        name: "TRIM".into(),
+        args: vec![CExpr::Literal(side.into()), what, value],
+    })
 }
 
 /// `TRIM(side what FROM value)` of text literals: `what` (a single character, a blank when
@@ -101,6 +241,48 @@ pub fn builtin_call(name: &str, args: &[CExpr]) -> Option<CExpr> {
             let bodies: Option<Vec<&str>> = args.iter().map(text_literal).collect();
             Some(text(&bodies?.concat()))
         }
+        ("CHAR_LENGTH" | "CHARACTER_LENGTH", [arg]) => {
+            let n = i32::try_from(plain_text(arg)?.len()).ok()?;
+            Some(CExpr::Literal(n.to_string()))
+        }
+        ("SUBSTRING" | "SUBSTR", [arg, from]) => {
+            substring(plain_text(arg)?, int_literal(from)?, None)
+        }
+        ("SUBSTRING" | "SUBSTR", [arg, from, len]) => substring(
+            plain_text(arg)?,
+            int_literal(from)?,
+            Some(int_literal(len)?),
+        ),
+        ("ABS", [arg]) => match int_literal(arg) {
+            Some(n) => Some(CExpr::Literal(n.checked_abs()?.to_string())),
+            // A DECIMAL literal: the same digits without the sign, in the same type.
+            None => {
+                let CExpr::Literal(text) = arg else {
+                    return None;
+                };
+                decimal_literal(text).filter(|_| text.contains('.'))?;
+                Some(CExpr::Literal(text.trim_start_matches('-').to_string()))
+            }
+        },
+        ("MOD", [a, b]) => Some(CExpr::Literal(
+            int_literal(a)?.checked_rem(int_literal(b)?)?.to_string(),
+        )),
+        ("REPLACE", [arg, from, to]) => {
+            let from = plain_text(from)?;
+            if from.is_empty() {
+                return None;
+            }
+            Some(text(&plain_text(arg)?.replace(from, plain_text(to)?)))
+        }
+        ("LPAD" | "RPAD", [arg, len, pad]) => padded(
+            name == "LPAD",
+            plain_text(arg)?,
+            int_literal(len)?,
+            plain_text(pad)?,
+        ),
+        ("INITCAP", [arg]) => Some(text(&initcap(plain_text(arg)?))),
+        // `TRIM(side what FROM value)`, as the lineage writes it down (see `trim_call`).
+        ("TRIM", [CExpr::Literal(side), what, value]) => trimmed(side, Some(what), value),
         ("LTRIM", [arg]) => trimmed("LEADING", None, arg),
         ("RTRIM", [arg]) => trimmed("TRAILING", None, arg),
         ("UPPER" | "LOWER", [arg]) => {
@@ -122,6 +304,9 @@ pub fn builtin_call(name: &str, args: &[CExpr]) -> Option<CExpr> {
 /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS'`) plus or minus a day-time interval of whole seconds.
 /// Only in a comparison: as a value, the written literal's precision is part of its type.
 pub fn compared(expr: CExpr) -> CExpr {
+    if let Some(value) = decimal_arithmetic(&expr) {
+        return value;
+    }
     let CExpr::Binary { op, left, right } = &expr else {
         return expr;
     };
@@ -134,6 +319,77 @@ pub fn compared(expr: CExpr) -> CExpr {
         _ => None,
     };
     shifted.unwrap_or(expr)
+}
+
+/// A number written without an exponent: its digits as an integer and its scale (`-1.50` is
+/// (-150, 2)), at most 18 digits.
+fn decimal_literal(text: &str) -> Option<(i128, u32)> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty()
+        || !all_digits(whole)
+        || !all_digits(fraction)
+        || whole.len() + fraction.len() > 18
+    {
+        return None;
+    }
+    let value: i128 = format!("{whole}{fraction}").parse().ok()?;
+    Some((
+        if negative { -value } else { value },
+        u32::try_from(fraction.len()).ok()?,
+    ))
+}
+
+/// The exact value of `+`, `-` and `*` over number literals of which one at least has a
+/// fraction (a DECIMAL), at the scale Flink gives the result (the larger scale for `+` and
+/// `-`, their sum for `*`): `1.5 + 2.5` is `4.0`, `1.5 * 2` is `3.0`. Only compared with a
+/// value, where the value is all that counts: Flink's literal then has a wider DECIMAL type
+/// than the written `4.0`, a filter admitting the same rows (plan oracle). Not a division,
+/// whose scale Flink derives otherwise.
+fn decimal_arithmetic(expr: &CExpr) -> Option<CExpr> {
+    fn value(expr: &CExpr) -> Option<(i128, u32, bool)> {
+        match expr {
+            CExpr::Literal(text) => {
+                let (v, scale) = decimal_literal(text)?;
+                Some((v, scale, text.contains('.')))
+            }
+            CExpr::Binary { op, left, right } => {
+                let ((a, sa, da), (b, sb, db)) = (value(left)?, value(right)?);
+                if !(da || db) {
+                    return None;
+                }
+                let widen = |v: i128, by: u32| v.checked_mul(10i128.checked_pow(by)?);
+                let scale = sa.max(sb);
+                let result = match op.as_str() {
+                    "+" => widen(a, scale - sa)?.checked_add(widen(b, scale - sb)?)?,
+                    "-" => widen(a, scale - sa)?.checked_sub(widen(b, scale - sb)?)?,
+                    "*" => {
+                        return Some((a.checked_mul(b)?, sa + sb, true))
+                            .filter(|r| r.1 <= 18 && r.0.unsigned_abs() < 10u128.pow(18))
+                    }
+                    _ => return None,
+                };
+                (result.unsigned_abs() < 10u128.pow(18)).then_some((result, scale, true))
+            }
+            _ => None,
+        }
+    }
+    let CExpr::Binary { .. } = expr else {
+        return None;
+    };
+    let (v, scale, _) = value(expr)?;
+    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
+    let (whole, fraction) = digits.split_at(digits.len() - scale as usize);
+    let sign = if v < 0 { "-" } else { "" };
+    Some(CExpr::Literal(if scale == 0 {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{fraction}")
+    }))
 }
 
 /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS'` moved by `millis` (whole seconds), within years 1-9999.
@@ -235,6 +491,74 @@ mod tests {
         assert_eq!(builtin_call("UPPER", &[lit("'ab'")]), Some(lit("'AB'")));
         assert_eq!(builtin_call("LOWER", &[lit("'ÄB'")]), None);
         assert_eq!(builtin_call("TRIM", &[lit("' a '")]), None);
+    }
+
+    #[test]
+    fn text_functions_of_ascii_literals_are_reduced() {
+        let call = |name: &str, args: &[&str]| {
+            builtin_call(name, &args.iter().map(|a| lit(a)).collect::<Vec<_>>())
+        };
+        assert_eq!(call("CHAR_LENGTH", &["'abc'"]), Some(lit("3")));
+        assert_eq!(call("CHAR_LENGTH", &["'it''s'"]), None);
+        assert_eq!(
+            call("SUBSTRING", &["'abcdef'", "2", "3"]),
+            Some(lit("'bcd'"))
+        );
+        assert_eq!(call("SUBSTR", &["'abcdef'", "2"]), Some(lit("'bcdef'")));
+        assert_eq!(call("SUBSTRING", &["'abc'", "5", "3"]), Some(lit("''")));
+        assert_eq!(call("SUBSTRING", &["'abc'", "0", "2"]), None);
+        assert_eq!(call("SUBSTRING", &["'abc'", "1", "-1"]), None);
+        assert_eq!(call("ABS", &["-5"]), Some(lit("5")));
+        assert_eq!(call("ABS", &["-2147483648"]), None);
+        assert_eq!(call("ABS", &["-1.5"]), Some(lit("1.5")));
+        assert_eq!(call("ABS", &["-1.5E2"]), None);
+        assert_eq!(call("MOD", &["-7", "3"]), Some(lit("-1")));
+        assert_eq!(call("MOD", &["7", "0"]), None);
+        assert_eq!(
+            call("REPLACE", &["'abcb'", "'b'", "'x'"]),
+            Some(lit("'axcx'"))
+        );
+        assert_eq!(call("REPLACE", &["'abc'", "''", "'x'"]), None);
+        assert_eq!(call("LPAD", &["'a'", "3", "'xy'"]), Some(lit("'xya'")));
+        assert_eq!(call("RPAD", &["'a'", "4", "'xy'"]), Some(lit("'axyx'")));
+        assert_eq!(call("LPAD", &["'abcd'", "2", "'x'"]), Some(lit("'ab'")));
+        assert_eq!(call("LPAD", &["'a'", "-1", "'x'"]), None);
+        assert_eq!(call("LPAD", &["'a'", "3", "''"]), None);
+        assert_eq!(
+            call("INITCAP", &["'hello wORLD a_b 1c'"]),
+            Some(lit("'Hello World A_B 1c'"))
+        );
+        assert_eq!(call("INITCAP", &["'über'"]), None);
+    }
+
+    #[test]
+    fn compared_decimal_arithmetic_is_its_value_at_flinks_scale() {
+        let op = |o: &str, l: CExpr, r: CExpr| CExpr::Binary {
+            op: o.into(),
+            left: Box::new(l),
+            right: Box::new(r),
+        };
+        assert_eq!(compared(op("+", lit("1.5"), lit("2.5"))), lit("4.0"));
+        assert_eq!(compared(op("*", lit("1.5"), lit("2"))), lit("3.0"));
+        assert_eq!(compared(op("*", lit("0.5"), lit("0.25"))), lit("0.125"));
+        assert_eq!(compared(op("-", lit("1.5"), lit("2.75"))), lit("-1.25"));
+        assert_eq!(
+            compared(op("+", op("+", lit("1.5"), lit("2.5")), lit("1"))),
+            lit("5.0")
+        );
+        // Integers only are `arithmetic`'s; a division or an exponent stays as written.
+        assert!(matches!(
+            compared(op("+", lit("1"), lit("2"))),
+            CExpr::Binary { .. }
+        ));
+        assert!(matches!(
+            compared(op("/", lit("1.5"), lit("2"))),
+            CExpr::Binary { .. }
+        ));
+        assert!(matches!(
+            compared(op("+", lit("1.5E1"), lit("2"))),
+            CExpr::Binary { .. }
+        ));
     }
 
     #[test]

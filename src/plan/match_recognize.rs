@@ -111,7 +111,7 @@ pub fn build(
     };
     let qualifier = clause.alias.map(|a| a.name.value.clone());
     for expr in clause.partition_by {
-        let value = b.converter().expr(&input, expr)?;
+        let value = b.converter().window_key(&input, expr)?;
         partition.push(value.canonical());
         let name = super::builder::default_name(expr, output.columns.len());
         output.columns.push(Column {
@@ -124,7 +124,7 @@ pub fn build(
     }
     let mut order = Vec::new();
     for OrderByExpr { expr, options, .. } in clause.order_by {
-        let value = b.converter().expr(&input, expr)?;
+        let value = b.converter().window_key(&input, expr)?;
         let direction = if matches!(options.sort, Some(OrderBySort::Desc)) {
             "DESC"
         } else {

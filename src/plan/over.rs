@@ -206,7 +206,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     };
     let mut partition = Vec::new();
     for expr in &spec.partition_by {
-        partition.push(b.converter().expr(&input, expr)?);
+        partition.push(b.converter().window_key(&input, expr)?);
     }
     if spec.order_by.len() != 1 {
         return Err(Error::located(
@@ -284,7 +284,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         let other_partition: Vec<String> = other
             .partition_by
             .iter()
-            .map(|e| b.converter().expr(&input, e).map(|c| c.canonical()))
+            .map(|e| b.converter().window_key(&input, e).map(|c| c.canonical()))
             .collect::<Result<_>>()?;
         let other_order = match other.order_by.first() {
             Some(o) => b.converter().expr(&input, &o.expr)?.canonical(),

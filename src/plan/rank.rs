@@ -57,6 +57,24 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
     if let Expr::Nested(inner) = expr {
         return bounds_of(inner, is_rank, negated);
     }
+    // `rk IN (n)` is `rk = n` (Flink plans a one-value IN as the comparison: plan oracle), and
+    // so is `NOT (rk NOT IN (n))`. A longer list is no range of ranks: Flink plans an OVER
+    // aggregate and a filter after it (not modelled: `Builder::unfiltered_rank`).
+    if let Expr::In {
+        expr: value,
+        target: sqlparser::ast::InTarget::List(list),
+        negated: not_in,
+        ..
+    } = expr
+    {
+        return match list.as_slice() {
+            [item] if is_rank(value) && *not_in == negated => {
+                let n = number(item)?;
+                Some((Some(n), Some(n)))
+            }
+            _ => None,
+        };
+    }
     let Expr::BinaryOp { left, op, right } = expr else {
         return None;
     };
@@ -278,11 +296,11 @@ pub fn pending(
     };
     let mut partition = Vec::new();
     for expr in &spec.partition_by {
-        partition.push((b.converter().expr(input, expr)?, b.span(expr)));
+        partition.push((b.converter().window_key(input, expr)?, b.span(expr)));
     }
     let mut order = Vec::new();
     for OrderByExpr { expr, options, .. } in &spec.order_by {
-        let value = b.converter().expr(input, expr)?;
+        let value = b.converter().window_key(input, expr)?;
         let time = order_time(b, input, expr, &value);
         let descending = matches!(options.sort, Some(OrderBySort::Desc));
         let value = null_order(value, descending, options.nulls_first);

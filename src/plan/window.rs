@@ -149,7 +149,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     }
     let mut partition = Vec::new();
     for key in &partition_exprs {
-        partition.push(b.converter().expr(&input, key)?);
+        partition.push(b.converter().window_key(&input, key)?);
     }
     let window = WindowTvf {
         kind: kind.to_lowercase(),

@@ -270,16 +270,20 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     Ok(output)
 }
 
-/// Flink takes a constant GROUP BY key (`'web'`, `CAST(1 AS INT)`) out of a plain grouping
+/// Flink takes a constant GROUP BY key (`'web'`, `CAST(1 AS INT) + 1`) out of a plain grouping
 /// (Calcite's AggregateProjectPullUpConstantsRule) and computes it after the aggregate: the
 /// state is keyed by the other keys. A grouping keeps at least one key: when every key is
-/// constant (and there is no window), the first stays.
+/// constant (and there is no window), the first stays. Only a constant Flink reduces to a
+/// plain literal is taken out ([`super::fold::pulled_up`]): `SUBSTRING('abcdef', 2, 3)`
+/// reduces to a cast of `'bcd'` to the call's nullable VARCHAR(6), which stays a key (plan
+/// oracle).
 pub fn drop_constant_keys<T>(keys: &mut Vec<(CExpr, T)>, other_keys: bool) {
-    if !other_keys && keys.iter().all(|(k, _)| k.is_constant()) {
+    let constant = |k: &CExpr| k.is_constant() && super::fold::pulled_up(k);
+    if !other_keys && keys.iter().all(|(k, _)| constant(k)) {
         keys.truncate(1);
         return;
     }
-    keys.retain(|(k, _)| !k.is_constant());
+    keys.retain(|(k, _)| !constant(k));
 }
 
 fn property_time(expr: &CExpr) -> Option<TimeKind> {
