@@ -666,8 +666,13 @@ pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
 /// removed from `terms`. A range narrowed to the first row by time stays a Top-N of that row,
 /// where Flink plans a deduplication (the Top-N's rules are as strict: `lab/plan/allow.yaml`);
 /// left as a filter above, a change of that bound alone would pass as compatible.
-pub fn narrow_below(b: &mut Builder, below: &RankBelow, terms: &mut Vec<CExpr>, span: ByteSpan) {
-    let Some(op) = b.operators.get_mut(below.operator) else {
+pub fn narrow_below(
+    operators: &mut [Operator],
+    below: &RankBelow,
+    terms: &mut Vec<CExpr>,
+    span: ByteSpan,
+) {
+    let Some(op) = operators.get_mut(below.operator) else {
         return;
     };
     if !matches!(op.kind, OperatorKind::TopN | OperatorKind::WindowTopN) {
