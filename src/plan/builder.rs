@@ -542,6 +542,9 @@ impl<'a> Builder<'a> {
         let joins = self.pending_joins.split_off(mark);
         let opaque_joins = self.opaque_joins.split_off(opaque_mark);
         let has_joins = !joins.is_empty();
+        // The inputs of the joins beneath (here or in a query read through projections and
+        // filters) that a WHERE here still reaches.
+        let mut sides_below = std::mem::take(&mut input.sides_below);
         if has_joins {
             // Outer joins inside this SELECT's join inputs are not followed (the safer reading).
             input.joins_below.clear();
@@ -644,7 +647,7 @@ impl<'a> Builder<'a> {
             // A bound on the rank number of a Top-N beneath narrows it (Flink merges them).
             if let Some(below) = input.rank_below.clone() {
                 let at = self.span(selection);
-                rank::narrow_below(self, &below, &mut where_terms, at);
+                rank::narrow_below(&mut self.operators, &below, &mut where_terms, at);
             }
             super::normalize::simplify_filter_terms(&mut where_terms);
             {
@@ -693,6 +696,12 @@ impl<'a> Builder<'a> {
             pushdown::push_down_unions(
                 &mut self.operators,
                 &mut input.union_below,
+                &where_terms,
+                where_span,
+            );
+            pushdown::push_down_join_inputs(
+                &mut self.operators,
+                &mut sides_below,
                 &where_terms,
                 where_span,
             );
@@ -776,6 +785,7 @@ impl<'a> Builder<'a> {
                 output.joins_below = input.joins_below.clone();
                 output.aggregate_below = input.aggregate_below.clone();
                 output.union_below = input.union_below.clone();
+                output.sides_below = sides_below;
             }
             output
         };
@@ -1379,7 +1389,9 @@ impl<'a> Builder<'a> {
     /// The rankings nobody filtered on: Flink plans OVER aggregates; not modelled yet.
     pub fn finish_rank(&mut self, mut relation: Relation, span: ByteSpan) -> Result<Relation> {
         for pending in std::mem::take(&mut relation.ranks) {
+            let at = self.operators.len();
             self.unfiltered_rank(&pending, &relation, span);
+            relation.opaque_ranks.push((at, pending.placeholder()));
         }
         Ok(relation)
     }

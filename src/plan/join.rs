@@ -11,6 +11,7 @@ use super::convert::Reads as SourceReads;
 use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::options_hint::{hint_list, Hint};
+use super::pushdown::JoinInputBelow;
 use super::scope::{looks_like_time, Column, Relation, Resolved};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
@@ -268,8 +269,8 @@ fn natural_columns(left: &Relation, right: &Relation) -> Option<Vec<String>> {
 /// it becomes the input this join's output is, for the next join of the chain.
 pub fn join(
     b: &mut Builder,
-    left: Relation,
-    right: Relation,
+    mut left: Relation,
+    mut right: Relation,
     operator: &JoinOperator,
     factor: &TableFactor,
     span: ByteSpan,
@@ -322,7 +323,38 @@ pub fn join(
             .and_then(|names| using_columns(&left, &right, &names, join_type, &mut b.reads)),
         _ => None,
     };
+    // The inputs a WHERE above the join still reaches: those it does not pad with NULLs.
+    let (left_padded, right_padded) = match join_type {
+        "INNER" => (false, false),
+        "LEFT" => (false, true),
+        "RIGHT" => (true, false),
+        _ => (true, true),
+    };
+    let mut sides = Vec::new();
+    if !left_padded {
+        for mut below in std::mem::take(&mut left.sides_below) {
+            below.others.push(right_side.clone());
+            sides.push(below);
+        }
+        sides.push(JoinInputBelow::take(
+            &mut left,
+            left_side.clone(),
+            right_side.clone(),
+        ));
+    }
+    if !right_padded {
+        for mut below in std::mem::take(&mut right.sides_below) {
+            below.others.push(left_side.clone());
+            sides.push(below);
+        }
+        sides.push(JoinInputBelow::take(
+            &mut right,
+            right_side.clone(),
+            left_side.clone(),
+        ));
+    }
     let mut joined = left.beside(right);
+    joined.sides_below = sides;
     let (on, condition_span) = match constraint {
         Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
         _ => (None, span),

@@ -5,7 +5,11 @@
 
 use super::expr::CExpr;
 use super::join_nulls::PlannedJoin;
+use super::join_side::Side;
+use super::rank::RankBelow;
+use super::scope::Relation;
 use super::Operator;
+use crate::facts::operators::OpaqueFacts;
 use crate::facts::Filters;
 use crate::source::ByteSpan;
 use std::collections::BTreeSet;
@@ -90,6 +94,12 @@ pub struct UnionInputBelow {
     pub columns: Vec<(CExpr, CExpr)>,
     pub aggregate: Option<PlannedAggregate>,
     pub joins: Vec<PlannedJoin>,
+    /// The Top-N planned beneath the input whose rank number the WHERE still bounds.
+    pub rank: Option<RankBelow>,
+    /// Rankings of the input no query beneath filtered, compared as a whole (their operator
+    /// and rank number): a bound on the rank above the union is part of what they compute, as
+    /// Flink pushes it into the input and plans a Top-N of it.
+    pub opaque_ranks: Vec<(usize, CExpr)>,
 }
 
 impl UnionInputBelow {
@@ -108,7 +118,7 @@ pub fn push_down_unions(
     span: ByteSpan,
 ) {
     for input in inputs {
-        let read: Vec<CExpr> = terms.iter().map(|t| input.read(t)).collect();
+        let mut read: Vec<CExpr> = terms.iter().map(|t| input.read(t)).collect();
         push_down(
             operators,
             input.aggregate.as_ref(),
@@ -116,5 +126,100 @@ pub fn push_down_unions(
             &read,
             span,
         );
+        if let Some(rank) = &input.rank {
+            super::rank::narrow_below(operators, rank, &mut read, span);
+        }
+        for (at, rank) in &input.opaque_ranks {
+            let mut bounds: Vec<String> = read
+                .iter()
+                .filter(|t| super::rank::term_bounds(t, rank).is_some())
+                .map(CExpr::canonical)
+                .collect();
+            bounds.sort();
+            if let (Some(op), false) = (operators.get_mut(*at), bounds.is_empty()) {
+                op.update(|facts: &mut OpaqueFacts| {
+                    facts.fingerprint =
+                        format!("{} WHERE {}", facts.fingerprint, bounds.join(" AND "));
+                });
+                let at = op
+                    .fact_spans
+                    .get(&OpaqueFacts::fingerprint)
+                    .copied()
+                    .unwrap_or_default();
+                op.fact_spans
+                    .insert(OpaqueFacts::fingerprint, at.union(span));
+            }
+        }
+    }
+}
+
+/// An input of a join beneath whose rows the join does not pad with NULLs (either input of an
+/// inner join, the left of a LEFT or lookup join, ...): a WHERE above the join whose term reads
+/// only this input's columns reaches the operators planned beneath the input, as Flink pushes
+/// the term into it (through a stateless lookup join too: `WHERE r.rk <= 3` above a lookup join
+/// narrows the Top-N beneath; plan oracle).
+#[derive(Debug, Clone)]
+pub struct JoinInputBelow {
+    /// The input, and the other inputs of the joins it is beneath (a term also reading one of
+    /// their tables or values is not only this input's).
+    pub own: Side,
+    pub others: Vec<Side>,
+    pub aggregate: Option<PlannedAggregate>,
+    pub joins: Vec<PlannedJoin>,
+    pub rank: Option<RankBelow>,
+    pub unions: Vec<UnionInputBelow>,
+}
+
+impl JoinInputBelow {
+    /// The input `relation` is, taking what a WHERE above it still reaches.
+    pub fn take(relation: &mut Relation, own: Side, other: Side) -> JoinInputBelow {
+        JoinInputBelow {
+            own,
+            others: vec![other],
+            aggregate: relation.aggregate_below.take(),
+            joins: std::mem::take(&mut relation.joins_below),
+            rank: relation.rank_below.take(),
+            unions: std::mem::take(&mut relation.union_below),
+        }
+    }
+
+    fn reads_only_own(&self, term: &CExpr) -> bool {
+        let mut atoms = BTreeSet::new();
+        super::join::collect_atoms(term, &mut atoms);
+        !atoms.is_empty()
+            && atoms.iter().all(|a| self.own.contains_atom(a))
+            && !atoms
+                .iter()
+                .any(|a| self.others.iter().any(|o| o.contains_atom(a)))
+    }
+}
+
+/// Pushes the `terms` of a WHERE above joins into the inputs beneath them that they reach.
+pub fn push_down_join_inputs(
+    operators: &mut [Operator],
+    inputs: &mut [JoinInputBelow],
+    terms: &[CExpr],
+    span: ByteSpan,
+) {
+    for input in inputs {
+        let mut reaching: Vec<CExpr> = terms
+            .iter()
+            .filter(|t| input.reads_only_own(t))
+            .cloned()
+            .collect();
+        if reaching.is_empty() {
+            continue;
+        }
+        push_down(
+            operators,
+            input.aggregate.as_ref(),
+            &mut input.joins,
+            &reaching,
+            span,
+        );
+        push_down_unions(operators, &mut input.unions, &reaching, span);
+        if let Some(rank) = &input.rank {
+            super::rank::narrow_below(operators, rank, &mut reaching, span);
+        }
     }
 }

@@ -178,7 +178,7 @@ fn names_rank(input: &Relation, pending: &PendingRank, expr: &Expr) -> bool {
         Expr::Nested(inner) => return names_rank(input, pending, inner),
         _ => None,
     };
-    column.is_some_and(|c| c.expr == pending.placeholder())
+    column.is_some_and(|c| is_rank_value(&c.expr, &pending.placeholder()))
 }
 
 /// The terms among `candidates` (of a SELECT's WHERE over `input`, or pushed from its joins'
@@ -645,6 +645,31 @@ pub struct RankBelow {
     pub rank: CExpr,
 }
 
+/// Whether `value` is the rank number `rank`, also through the identities Flink's planner
+/// reduces before it plans the rank (`rk + 0`, `0 + rk`, `rk - 0`, `rk * 1`, `1 * rk`: plan
+/// oracle; `rk + 1` is another value, left as a filter above).
+pub fn is_rank_value(value: &CExpr, rank: &CExpr) -> bool {
+    if value == rank {
+        return true;
+    }
+    let CExpr::Binary { op, left, right } = value else {
+        return false;
+    };
+    let is = |e: &CExpr, n: i64| matches!(e, CExpr::Literal(l) if l.parse::<i64>() == Ok(n));
+    match op.as_str() {
+        "+" => {
+            (is(right, 0) && is_rank_value(left, rank))
+                || (is(left, 0) && is_rank_value(right, rank))
+        }
+        "-" => is(right, 0) && is_rank_value(left, rank),
+        "*" => {
+            (is(right, 1) && is_rank_value(left, rank))
+                || (is(left, 1) && is_rank_value(right, rank))
+        }
+        _ => false,
+    }
+}
+
 /// The bounds a filter term above puts on the rank number `rank` (`rk <= 3`, `3 >= rk`, ...).
 pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
     let CExpr::Binary { op, left, right } = term else {
@@ -654,9 +679,9 @@ pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
         CExpr::Literal(n) => n.parse::<i64>().ok(),
         _ => None,
     };
-    let (op, n) = if **left == *rank {
+    let (op, n) = if is_rank_value(left, rank) {
         (op.as_str(), number(right)?)
-    } else if **right == *rank {
+    } else if is_rank_value(right, rank) {
         let flipped = match op.as_str() {
             "<" => ">",
             "<=" => ">=",
@@ -684,8 +709,13 @@ pub fn term_bounds(term: &CExpr, rank: &CExpr) -> Option<Bounds> {
 /// removed from `terms`. A range narrowed to the first row by time stays a Top-N of that row,
 /// where Flink plans a deduplication (the Top-N's rules are as strict: `lab/plan/allow.yaml`);
 /// left as a filter above, a change of that bound alone would pass as compatible.
-pub fn narrow_below(b: &mut Builder, below: &RankBelow, terms: &mut Vec<CExpr>, span: ByteSpan) {
-    let Some(op) = b.operators.get_mut(below.operator) else {
+pub fn narrow_below(
+    operators: &mut [Operator],
+    below: &RankBelow,
+    terms: &mut Vec<CExpr>,
+    span: ByteSpan,
+) {
+    let Some(op) = operators.get_mut(below.operator) else {
         return;
     };
     if !matches!(op.kind, OperatorKind::TopN | OperatorKind::WindowTopN) {

@@ -128,6 +128,11 @@ pub struct Relation {
     pub rank_below: Option<super::rank::RankBelow>,
     /// The inputs of a UNION ALL beneath, which a WHERE above still reaches.
     pub union_below: Vec<super::pushdown::UnionInputBelow>,
+    /// Rankings nobody filtered, planned as a whole where this relation became a UNION ALL's
+    /// input (their operator and rank number).
+    pub opaque_ranks: Vec<(usize, CExpr)>,
+    /// The inputs of the joins beneath that a WHERE above still reaches (not NULL-padded).
+    pub sides_below: Vec<super::pushdown::JoinInputBelow>,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
     /// The columns of `JOIN ... USING (c)`: what an unqualified `c` reads (not two columns).
@@ -258,12 +263,16 @@ impl Relation {
                 self.union_below,
                 self.aggregate_below,
                 self.joins_below,
+                self.rank_below,
+                self.opaque_ranks,
             ),
             (
                 exprs(&right.columns),
                 std::mem::take(&mut right.union_below),
                 right.aggregate_below.take(),
                 std::mem::take(&mut right.joins_below),
+                right.rank_below.take(),
+                std::mem::take(&mut right.opaque_ranks),
             ),
         ];
         let mut right_columns = std::mem::take(&mut right.columns).into_iter();
@@ -290,12 +299,19 @@ impl Relation {
                 span: l.span,
             });
         }
-        for (columns, below, aggregate, joins) in &mut inputs_below {
-            if below.is_empty() && (aggregate.is_some() || !joins.is_empty()) {
+        for (columns, below, aggregate, joins, rank, opaque_ranks) in &mut inputs_below {
+            if below.is_empty()
+                && (aggregate.is_some()
+                    || !joins.is_empty()
+                    || rank.is_some()
+                    || !opaque_ranks.is_empty())
+            {
                 below.push(super::pushdown::UnionInputBelow {
                     columns: Vec::new(),
                     aggregate: aggregate.take(),
                     joins: std::mem::take(joins),
+                    rank: rank.take(),
+                    opaque_ranks: std::mem::take(opaque_ranks),
                 });
             }
             let layer: Vec<(CExpr, CExpr)> = out
