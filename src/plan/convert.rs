@@ -695,16 +695,7 @@ impl<'a> Converter<'a> {
         if self.keep_identities {
             return None;
         }
-        let is = |e: &CExpr, value: &str| matches!(e, CExpr::Literal(t) if t == value);
-        let kept = match op {
-            "+" if is(right, "0") => left,
-            "+" if is(left, "0") => right,
-            "-" if is(right, "0") => left,
-            "*" if is(right, "1") => left,
-            "*" if is(left, "1") => right,
-            "/" if is(right, "1") => left,
-            _ => return None,
-        };
+        let kept = super::fold::identity_operand(op, left, right)?;
         let own_type = match kept {
             CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
                 [_, CExpr::Literal(target)] => Some(target.clone()),

@@ -74,6 +74,23 @@ pub fn concatenated(left: &CExpr, right: &CExpr) -> Option<CExpr> {
     )))
 }
 
+/// The operand `x` of `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x` or `x / 1`: the arithmetic
+/// identities Flink's optimizer simplifies (plan oracle), where the result keeps `x`'s type
+/// (the caller decides: `convert`'s `arithmetic_identity` for a typed column, `rank`'s
+/// `is_rank_value` for a rank number).
+pub fn identity_operand<'e>(op: &str, left: &'e CExpr, right: &'e CExpr) -> Option<&'e CExpr> {
+    let is = |e: &CExpr, n: i64| matches!(e, CExpr::Literal(l) if l.parse::<i64>() == Ok(n));
+    match op {
+        "+" if is(right, 0) => Some(left),
+        "+" if is(left, 0) => Some(right),
+        "-" if is(right, 0) => Some(left),
+        "*" if is(right, 1) => Some(left),
+        "*" if is(left, 1) => Some(right),
+        "/" if is(right, 1) => Some(left),
+        _ => None,
+    }
+}
+
 /// Whether [`builtin_call`] may reduce a call of the built-in function `name`.
 pub fn reduces(name: &str) -> bool {
     matches!(

@@ -331,27 +331,18 @@ pub fn join(
         _ => (true, true),
     };
     let mut sides = Vec::new();
-    if !left_padded {
-        for mut below in std::mem::take(&mut left.sides_below) {
-            below.others.push(right_side.clone());
+    let mut reach = |input: &mut Relation, own: &Side, other: &Side| {
+        for mut below in std::mem::take(&mut input.sides_below) {
+            below.others.push(other.clone());
             sides.push(below);
         }
-        sides.push(JoinInputBelow::take(
-            &mut left,
-            left_side.clone(),
-            right_side.clone(),
-        ));
+        sides.push(JoinInputBelow::take(input, own.clone(), other.clone()));
+    };
+    if !left_padded {
+        reach(&mut left, &left_side, &right_side);
     }
     if !right_padded {
-        for mut below in std::mem::take(&mut right.sides_below) {
-            below.others.push(left_side.clone());
-            sides.push(below);
-        }
-        sides.push(JoinInputBelow::take(
-            &mut right,
-            right_side.clone(),
-            left_side.clone(),
-        ));
+        reach(&mut right, &right_side, &left_side);
     }
     let mut joined = left.beside(right);
     joined.sides_below = sides;

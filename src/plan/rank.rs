@@ -646,28 +646,14 @@ pub struct RankBelow {
 }
 
 /// Whether `value` is the rank number `rank`, also through the identities Flink's planner
-/// reduces before it plans the rank (`rk + 0`, `0 + rk`, `rk - 0`, `rk * 1`, `1 * rk`: plan
-/// oracle; `rk + 1` is another value, left as a filter above).
+/// reduces before it plans the rank (`rk + 0`, `0 + rk`, `rk - 0`, `rk * 1`, `1 * rk`,
+/// `rk / 1`: [`super::fold::identity_operand`], plan oracle; `rk + 1` is another value, left as
+/// a filter above).
 pub fn is_rank_value(value: &CExpr, rank: &CExpr) -> bool {
-    if value == rank {
-        return true;
-    }
-    let CExpr::Binary { op, left, right } = value else {
-        return false;
-    };
-    let is = |e: &CExpr, n: i64| matches!(e, CExpr::Literal(l) if l.parse::<i64>() == Ok(n));
-    match op.as_str() {
-        "+" => {
-            (is(right, 0) && is_rank_value(left, rank))
-                || (is(left, 0) && is_rank_value(right, rank))
-        }
-        "-" => is(right, 0) && is_rank_value(left, rank),
-        "*" => {
-            (is(right, 1) && is_rank_value(left, rank))
-                || (is(left, 1) && is_rank_value(right, rank))
-        }
-        _ => false,
-    }
+    value == rank
+        || matches!(value, CExpr::Binary { op, left, right }
+            if super::fold::identity_operand(op, left, right)
+                .is_some_and(|kept| is_rank_value(kept, rank)))
 }
 
 /// The bounds a filter term above puts on the rank number `rank` (`rk <= 3`, `3 >= rk`, ...).
