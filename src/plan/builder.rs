@@ -23,7 +23,7 @@ use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
-    SetExpr, SetOperator, SetQuantifier, Spanned, TableFactor, TableWithJoins,
+    SetExpr, SetOperator, SetQuantifier, Spanned, TableAlias, TableFactor, TableWithJoins,
 };
 use std::collections::BTreeMap;
 
@@ -1182,32 +1182,18 @@ impl<'a> Builder<'a> {
                 subquery, alias, ..
             } => {
                 let relation = self.query(subquery)?;
-                let relation = match alias {
-                    Some(alias) => {
-                        let names: Vec<String> =
-                            alias.columns.iter().map(|c| c.name.value.clone()).collect();
-                        relation.renamed(&names).requalify(&alias.name.value)
-                    }
-                    None => relation,
-                };
-                Ok(relation)
+                self.aliased(relation, alias.as_ref(), span)
             }
             TableFactor::TableFunction { expr, alias } => {
                 let relation = window::table_function(self, expr, span)?;
-                Ok(match alias {
-                    Some(alias) => relation.requalify(&alias.name.value),
-                    None => relation,
-                })
+                self.aliased(relation, alias.as_ref(), span)
             }
             TableFactor::NestedJoin {
                 table_with_joins,
                 alias,
             } => {
                 let relation = self.from(std::slice::from_ref(table_with_joins), span)?;
-                Ok(match alias {
-                    Some(alias) => relation.requalify(&alias.name.value),
-                    None => relation,
-                })
+                self.aliased(relation, alias.as_ref(), span)
             }
             TableFactor::MatchRecognize {
                 table,
@@ -1239,6 +1225,34 @@ impl<'a> Builder<'a> {
                 format!("the FROM item `{}`", first_words(&other.to_string())),
             )),
         }
+    }
+
+    /// A FROM item under its alias: `AS w (a, b, ...)` names its columns in order, as many as
+    /// it has (Flink refuses a list of another length).
+    fn aliased(
+        &self,
+        relation: Relation,
+        alias: Option<&TableAlias>,
+        span: ByteSpan,
+    ) -> Result<Relation> {
+        let Some(alias) = alias else {
+            return Ok(relation);
+        };
+        let counted = relation.open_tables.is_empty();
+        if counted && !alias.columns.is_empty() && alias.columns.len() != relation.columns.len() {
+            return Err(Error::unmodelled(
+                self.file,
+                span,
+                format!(
+                    "the alias `{}` names {} columns of a FROM item that has {}",
+                    alias.name.value,
+                    alias.columns.len(),
+                    relation.columns.len()
+                ),
+            ));
+        }
+        let names: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+        Ok(relation.renamed(&names).requalify(&alias.name.value))
     }
 
     /// The OPTIONS hint a declared table (not a CTE or a view) is read with here, if any.
