@@ -441,11 +441,43 @@ fn over_expr(
     if over_calls(expr).is_empty() {
         return b.converter().expr(input, expr);
     }
-    Err(Error::unmodelled(
-        b.file,
-        b.span(expr),
-        "an OVER aggregate inside an expression",
-    ))
+    // An OVER aggregate inside an expression (`amount / SUM(amount) OVER w`): each call is an
+    // aggregate of the operator, and the expression around it is computed after it (Flink's
+    // Calc above the OverAggregate). Each call is read as a column of the operator's output.
+    let mut rewritten = expr.clone();
+    let mut extended = input.clone();
+    let mut failure = None;
+    let _ = sqlparser::ast::visit_expressions_mut(&mut rewritten, |e| {
+        let Expr::Function(f) = &*e else {
+            return ControlFlow::Continue(());
+        };
+        if f.over.is_none() {
+            return ControlFlow::Continue(());
+        }
+        let span = b.span(&*e);
+        match over_expr(b, input, e, aggregates, qualify) {
+            Ok(value) => {
+                let name = format!("$over{}", extended.columns.len());
+                extended.columns.push(Column {
+                    name: name.clone(),
+                    qualifier: None,
+                    expr: value,
+                    time: None,
+                    span,
+                });
+                *e = Expr::Identifier(sqlparser::ast::Ident::new(name));
+                ControlFlow::Continue(())
+            }
+            Err(error) => {
+                failure = Some(error);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    b.converter().expr(&extended, &rewritten)
 }
 
 /// A SELECT with `ROW_NUMBER() OVER (...) AS rk`: the rank column waits for the enclosing filter.
