@@ -12,6 +12,7 @@ use super::expr::CExpr;
 use super::join_finish::canonical_terms;
 use super::options_hint::{hint_list, Hint};
 use super::pushdown::JoinInputBelow;
+use super::reachable::ReachableInputs;
 use super::scope::{looks_like_time, Column, Relation, Resolved};
 use super::OperatorKind;
 use crate::catalog::TimeKind;
@@ -330,22 +331,17 @@ pub fn join(
         "RIGHT" => (true, false),
         _ => (true, true),
     };
-    let mut sides = Vec::new();
-    let mut reach = |input: &mut Relation, own: &Side, other: &Side| {
-        for mut below in std::mem::take(&mut input.sides_below) {
-            below.others.push(other.clone());
-            sides.push(below);
-        }
-        sides.push(JoinInputBelow::take(input, own.clone(), other.clone()));
+    let reach = |input: &mut Relation, own: &Side, other: &Side| {
+        let below = std::mem::take(&mut input.sides_below);
+        let input_itself = JoinInputBelow::take(input, own.clone());
+        ReachableInputs::through_join(below, input_itself, other.clone())
     };
-    if !left_padded {
-        reach(&mut left, &left_side, &right_side);
-    }
-    if !right_padded {
-        reach(&mut right, &right_side, &left_side);
-    }
+    let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
+    let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
     let mut joined = left.beside(right);
-    joined.sides_below = sides;
+    joined.sides_below = left_reach
+        .unwrap_or_default()
+        .beside(right_reach.unwrap_or_default());
     let (on, condition_span) = match constraint {
         Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
         _ => (None, span),

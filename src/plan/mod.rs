@@ -30,6 +30,7 @@ pub mod prune;
 pub mod pushdown;
 pub mod ranges;
 pub mod rank;
+pub mod reachable;
 pub mod read_names;
 pub mod reuse;
 pub mod scope;

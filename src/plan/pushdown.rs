@@ -7,6 +7,7 @@ use super::expr::CExpr;
 use super::join_nulls::PlannedJoin;
 use super::join_side::Side;
 use super::rank::RankBelow;
+use super::reachable::ReachableInputs;
 use super::scope::Relation;
 use super::Operator;
 use crate::facts::operators::OpaqueFacts;
@@ -160,10 +161,8 @@ pub fn push_down_unions(
 /// narrows the Top-N beneath; plan oracle).
 #[derive(Debug, Clone)]
 pub struct JoinInputBelow {
-    /// The input, and the other inputs of the joins it is beneath (a term also reading one of
-    /// their tables or values is not only this input's).
+    /// The input (the other inputs of the joins it is beneath are its `ReachableInputs`').
     pub own: Side,
-    pub others: Vec<Side>,
     pub aggregate: Option<PlannedAggregate>,
     pub joins: Vec<PlannedJoin>,
     pub rank: Option<RankBelow>,
@@ -172,10 +171,9 @@ pub struct JoinInputBelow {
 
 impl JoinInputBelow {
     /// The input `relation` is, taking what a WHERE above it still reaches.
-    pub fn take(relation: &mut Relation, own: Side, other: Side) -> JoinInputBelow {
+    pub fn take(relation: &mut Relation, own: Side) -> JoinInputBelow {
         JoinInputBelow {
             own,
-            others: vec![other],
             aggregate: relation.aggregate_below.take(),
             joins: std::mem::take(&mut relation.joins_below),
             rank: relation.rank_below.take(),
@@ -183,33 +181,23 @@ impl JoinInputBelow {
         }
     }
 
-    fn reads_only_own(&self, term: &CExpr) -> bool {
-        let mut atoms = BTreeSet::new();
-        super::join::collect_atoms(term, &mut atoms);
-        !atoms.is_empty()
-            && atoms.iter().all(|a| self.own.contains_atom(a))
-            && !atoms
-                .iter()
-                .any(|a| self.others.iter().any(|o| o.contains_atom(a)))
+    /// Whether nothing is planned beneath the input that a term could reach.
+    pub fn holds_nothing(&self) -> bool {
+        self.aggregate.is_none()
+            && self.joins.is_empty()
+            && self.rank.is_none()
+            && self.unions.is_empty()
     }
 }
 
 /// Pushes the `terms` of a WHERE above joins into the inputs beneath them that they reach.
 pub fn push_down_join_inputs(
     operators: &mut [Operator],
-    inputs: &mut [JoinInputBelow],
+    inputs: &mut ReachableInputs,
     terms: &[CExpr],
     span: ByteSpan,
 ) {
-    for input in inputs {
-        let mut reaching: Vec<CExpr> = terms
-            .iter()
-            .filter(|t| input.reads_only_own(t))
-            .cloned()
-            .collect();
-        if reaching.is_empty() {
-            continue;
-        }
+    for (input, mut reaching) in inputs.reached_by(terms) {
         push_down(
             operators,
             input.aggregate.as_ref(),

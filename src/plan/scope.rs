@@ -132,7 +132,7 @@ pub struct Relation {
     /// input (their operator and rank number).
     pub opaque_ranks: Vec<(usize, CExpr)>,
     /// The inputs of the joins beneath that a WHERE above still reaches (not NULL-padded).
-    pub sides_below: Vec<super::pushdown::JoinInputBelow>,
+    pub sides_below: super::reachable::ReachableInputs,
     /// When this relation is a UNION ALL: its record in the builder's unions.
     pub union_slot: Option<usize>,
     /// The columns of `JOIN ... USING (c)`: what an unqualified `c` reads (not two columns).
