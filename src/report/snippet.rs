@@ -92,14 +92,24 @@ impl CutSource {
         let mut offset = from;
         let mut clause_line = 0;
         for (n, line) in text[from..to].split('\n').enumerate() {
-            let chars: Vec<(usize, char)> = line.char_indices().collect();
-            let keep_from = window_start.min(chars.len());
-            let keep_to = (window_start + budget).min(chars.len());
+            // Not a table of the line's characters: a report of many findings on one long
+            // line would be quadratic in it.
+            let ascii = line.is_ascii();
+            let char_count = if ascii {
+                line.len()
+            } else {
+                line.chars().count()
+            };
+            let keep_from = window_start.min(char_count);
+            let keep_to = (window_start + budget).min(char_count);
             let cut_before = keep_from > 0;
-            let cut_after = keep_to < chars.len();
+            let cut_after = keep_to < char_count;
             // Maps a byte offset of the script on this line to one in `out`.
             let line_base = out.len();
-            let byte_at = |i: usize| chars.get(i).map_or(line.len(), |&(b, _)| b);
+            let byte_at = |i: usize| match ascii {
+                true => i.min(line.len()),
+                false => line.char_indices().nth(i).map_or(line.len(), |(b, _)| b),
+            };
             let kept_from_byte = byte_at(keep_from);
             let kept_to_byte = byte_at(keep_to);
             let map = |at: usize| {
