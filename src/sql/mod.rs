@@ -4,6 +4,7 @@ pub mod ddl;
 pub mod dialect;
 pub mod fault;
 pub mod flink_syntax;
+pub mod function_names;
 pub mod interval;
 pub mod match_input;
 pub mod parse;
