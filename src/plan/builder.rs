@@ -744,6 +744,16 @@ impl<'a> Builder<'a> {
         let mut carried = Vec::new();
         for (mut pending, start) in unfiltered {
             if !rank::reads_rank(select, &select_input, &pending) {
+                // A query between the ranking and this one filtered on its rank (`WHERE rk IN
+                // (1, 2, 3)`, `WHERE rk > 1`) without bounding it to a range: that filter reads
+                // the rank, so Flink keeps the OVER aggregate beneath it (plan lab:
+                // cases/top_n/rank-in-list-in-subquery-partition-changed).
+                let rank = pending.placeholder();
+                let filtered_between =
+                    pending.start.is_some() || pending.above.iter().any(|t| mentions(t, &rank));
+                if filtered_between {
+                    self.unfiltered_rank(&pending, &select_input, span);
+                }
                 continue;
             }
             if passes_up {
@@ -1628,4 +1638,9 @@ fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet
         used.extend(input.columns.iter().map(|c| c.expr.canonical()));
     }
     used
+}
+
+/// Whether `expr` is or contains `part`.
+fn mentions(expr: &CExpr, part: &CExpr) -> bool {
+    expr == part || expr.children().into_iter().any(|c| mentions(c, part))
 }
