@@ -166,7 +166,8 @@ fn prepared(file: SourceFile, overrides: &[(String, String)]) -> Result<Prepared
     parse_script(file).and_then(|script| prepare(script, overrides))
 }
 
-fn plan_reusing(new: Prepared, old_plan: &Plan) -> Result<Plan> {
+fn plan_reusing(mut new: Prepared, old_plan: &Plan) -> Result<Plan> {
+    new.rename_functions_from(&old_plan.catalog);
     plan_prepared(new, Reuse::From(old_plan))
 }
 

@@ -239,12 +239,16 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
 /// job calls: a call the old job resolved otherwise (a built-in function, which a temporary
 /// system function replaces, or one of a catalog).
 fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    // A function renamed with its implementation kept (`Catalog::functions_renamed`) is the
+    // same computation under a new name: neither removed nor added.
+    let renamed = |name: &String| new.catalog.functions_renamed.values().any(|o| o == name);
     let replaced = old.catalog.functions.iter().filter(|(name, f)| {
-        new.catalog.functions.get(*name).is_none_or(|g| {
-            g.def.class != f.def.class
-                || g.def.language != f.def.language
-                || g.def.resources != f.def.resources
-        })
+        !renamed(name)
+            && new.catalog.functions.get(*name).is_none_or(|g| {
+                g.def.class != f.def.class
+                    || g.def.language != f.def.language
+                    || g.def.resources != f.def.resources
+            })
     });
     let mut new_only = new_functions(old, new).peekable();
     let called = match new_only.peek() {
@@ -457,7 +461,10 @@ fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
 /// Functions the new job declares and the old one neither declares nor calls (see
 /// [`changed_functions`]).
 fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
-    let mut new_only = new_functions(old, new).peekable();
+    // A renamed function (`Catalog::functions_renamed`) is not new: the old job declared it.
+    let mut new_only = new_functions(old, new)
+        .filter(|(name, _)| !new.catalog.functions_renamed.contains_key(*name))
+        .peekable();
     if new_only.peek().is_none() {
         return Vec::new();
     }

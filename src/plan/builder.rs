@@ -45,6 +45,13 @@ pub fn prepare(script: Script, overrides: &[(String, String)]) -> Result<Prepare
     Ok(Prepared { file, catalog })
 }
 
+impl Prepared {
+    /// Finds the functions this script renamed from `old`'s (`Catalog::rename_functions_from`).
+    pub fn rename_functions_from(&mut self, old: &Catalog) {
+        self.catalog.rename_functions_from(old);
+    }
+}
+
 /// Whether planning a script records what another script's plan may reuse, or reuses it.
 pub enum Reuse<'a> {
     None,
