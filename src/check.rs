@@ -227,6 +227,7 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
     if pairs.is_empty() {
         queries.extend(job_without_queries(&job, rules));
     }
+    queries.extend(crate::report::assemble::settings_after_queries(rules, &job));
     let verdict = queries
         .iter()
         .map(|q| q.verdict)
