@@ -7,6 +7,7 @@ pub mod flink_syntax;
 pub mod function_names;
 pub mod interval;
 pub mod match_input;
+pub mod named_windows;
 pub mod parse;
 pub mod split;
 pub mod statement;
