@@ -166,7 +166,8 @@ fn prepared(file: SourceFile, overrides: &[(String, String)]) -> Result<Prepared
     parse_script(file).and_then(|script| prepare(script, overrides))
 }
 
-fn plan_reusing(new: Prepared, old_plan: &Plan) -> Result<Plan> {
+fn plan_reusing(mut new: Prepared, old_plan: &Plan) -> Result<Plan> {
+    new.rename_functions_from(&old_plan.catalog);
     plan_prepared(new, Reuse::From(old_plan))
 }
 
@@ -226,6 +227,7 @@ pub fn evaluate(pairs: &[QueryPair], old_plan: &Plan, new_plan: &Plan, rules: &R
     if pairs.is_empty() {
         queries.extend(job_without_queries(&job, rules));
     }
+    queries.extend(crate::report::assemble::settings_after_queries(rules, &job));
     let verdict = queries
         .iter()
         .map(|q| q.verdict)

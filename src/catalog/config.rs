@@ -263,6 +263,24 @@ pub struct KeyChange {
     pub written: String,
     pub old: Option<String>,
     pub new: Option<String>,
+    /// Whether a query of either job is planned under another value than some query of the
+    /// other (false: every query of both jobs reads the same value, which differs only after
+    /// the last query of a script, where a SET applies to no query).
+    pub at_query: bool,
+}
+
+/// Whether every configuration in `configs` (those in force at the queries of both jobs) reads
+/// the same value of `key`.
+pub fn same_at_all<'c>(key: &str, mut configs: impl Iterator<Item = &'c Config>) -> bool {
+    let known = likely_typo(key).unwrap_or(key);
+    let read = |config: &Config| config.get(key).map(|v| canonical_value(known, v));
+    match configs.next() {
+        None => true,
+        Some(first) => {
+            let value = read(first);
+            configs.all(|c| read(c) == value)
+        }
+    }
 }
 
 /// Every configuration key whose value in force differs between two jobs (sorted). Which of
@@ -285,6 +303,7 @@ pub fn changes(old: &Config, new: &Config) -> Vec<KeyChange> {
             written: k.clone(),
             old: old.get(k).map(str::to_string),
             new: new.get(k).map(str::to_string),
+            at_query: true,
         })
         .collect()
 }

@@ -144,6 +144,12 @@ pub struct Catalog {
     /// function beside a temporary one) resolves by Flink's order and the current path, which
     /// `functions` (one definition per name) does not model.
     pub function_declarations: Vec<(String, String)>,
+    /// Functions of this script declared under a name the other script (the old one) does not
+    /// declare, with the implementation of one that only the other declares: the same class,
+    /// language and resources under a new name (`CREATE FUNCTION f2 AS 'same.Class'` where the
+    /// old job declared `f1`). By uppercased name here, the old name as value: a call of the new
+    /// name is the same computation as a call of the old one (`rename_functions_from`).
+    pub functions_renamed: BTreeMap<String, String>,
     /// The current catalog and database after each `USE CATALOG` / `USE`, in script order.
     pub paths_used: Vec<NamePath>,
     /// The configuration at the end of the script (the job's, as it is submitted).
@@ -223,6 +229,62 @@ impl Catalog {
     fn read_past(&mut self, warning: String, words: String, span: ByteSpan) {
         self.notes.warn(warning, Some(span));
         self.ignored.push((words, span));
+    }
+
+    /// The name a call of the function `name` is compared under: the old job's name of the same
+    /// implementation when the function was renamed (`functions_renamed`), else `name`.
+    pub fn compared_function_name(&self, name: String) -> String {
+        match self.functions_renamed.get(&name.to_uppercase()) {
+            Some(old) => old.clone(),
+            None => name,
+        }
+    }
+
+    /// Finds the functions this script declares under a new name with the implementation of a
+    /// function only `old` declares (`functions_renamed`). Only one-to-one renames count: a
+    /// name declared more than once (which Flink resolves by its own order), or an
+    /// implementation declared under two new or two old names, is left as written.
+    pub fn rename_functions_from(&mut self, old: &Catalog) {
+        let declared_once = |catalog: &Catalog, name: &str| {
+            catalog
+                .function_declarations
+                .iter()
+                .filter(|(n, _)| n == name)
+                .count()
+                <= 1
+        };
+        let same = |a: &Function, b: &Function| {
+            a.def.class == b.def.class
+                && a.def.language == b.def.language
+                && a.def.resources == b.def.resources
+                && a.def.system == b.def.system
+        };
+        let old_only: Vec<(&String, &Function)> = old
+            .functions
+            .iter()
+            .filter(|(name, _)| !self.functions.contains_key(*name) && declared_once(old, name))
+            .collect();
+        let new_only: Vec<(&String, &Function)> = self
+            .functions
+            .iter()
+            .filter(|(name, _)| !old.functions.contains_key(*name) && declared_once(self, name))
+            .collect();
+        let mut renamed = BTreeMap::new();
+        for (new_name, new_function) in &new_only {
+            let olds: Vec<&&String> = old_only
+                .iter()
+                .filter(|(_, f)| same(f, new_function))
+                .map(|(n, _)| n)
+                .collect();
+            let news = new_only
+                .iter()
+                .filter(|(_, f)| same(f, new_function))
+                .count();
+            if let ([old_name], 1) = (olds.as_slice(), news) {
+                renamed.insert((*new_name).clone(), (**old_name).clone());
+            }
+        }
+        self.functions_renamed = renamed;
     }
 
     pub fn function(&self, name: &str) -> Option<&Function> {

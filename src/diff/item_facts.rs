@@ -37,6 +37,7 @@ pub fn config_items(
             facts: item_value(
                 &ConfigKeyItem {
                     known: config::is_known(&change.key),
+                    at_query: change.at_query,
                     key: change.key,
                     written: change.written.clone(),
                     old_millis: change.old.as_deref().and_then(duration::millis),

@@ -17,8 +17,13 @@ pub struct Job<'a> {
     pub config: ConfigFacts,
     /// TEMPORARY TABLEs of the old script removed or declared otherwise in the new one.
     pub temporary_tables_changed: Vec<String>,
-    /// Each configuration key whose value in force differs, for the `config_key` rules.
+    /// Each configuration key whose value in force at a query differs, for the `config_key`
+    /// rules.
     pub config_items: Vec<item_facts::Item>,
+    /// Each configuration key whose value differs only after the last query of a script (every
+    /// query of both jobs reads the same value), for the `config_key` rules: judged once, for
+    /// the job, not for the queries, which no such SET applies to.
+    pub settings_after_queries: Vec<item_facts::Item>,
     /// The items changed in the whole deployment (`query: item`): VVR counts "more than one
     /// item changed" per deployment, not per query.
     pub deployment_items: Vec<String>,
@@ -28,10 +33,13 @@ impl<'a> Job<'a> {
     pub fn new(old: &'a Plan, new: &'a Plan) -> Job<'a> {
         let changes = config_changes(old, new);
         let config = config_facts(old, new, &changes);
+        let (at_query, after): (Vec<KeyChange>, Vec<KeyChange>) =
+            changes.into_iter().partition(|c| c.at_query);
         Job {
             old,
             new,
-            config_items: item_facts::config_items(old, new, changes, &config),
+            config_items: item_facts::config_items(old, new, at_query, &config),
+            settings_after_queries: item_facts::config_items(old, new, after, &config),
             config,
             temporary_tables_changed: temporary_tables_changed(old, new),
             deployment_items: Vec::new(),
@@ -88,7 +96,12 @@ fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
         mini_batch_old: old.catalog.config.is_true("table.exec.mini-batch.enabled"),
         mini_batch_new: config.is_true("table.exec.mini-batch.enabled"),
         changed_keys: {
-            let mut keys: Vec<String> = changes.iter().map(|c| c.written.clone()).collect();
+            // A key no query reads differently (set after the last query) changes no query.
+            let mut keys: Vec<String> = changes
+                .iter()
+                .filter(|c| c.at_query)
+                .map(|c| c.written.clone())
+                .collect();
             keys.dedup();
             keys
         },
@@ -135,6 +148,22 @@ fn config_changes(old: &Plan, new: &Plan) -> Vec<KeyChange> {
         }
         keys.sort_by(|a, b| (&a.written, &a.old, &a.new).cmp(&(&b.written, &b.old, &b.new)));
         keys.dedup();
+    }
+    // A value that every query of both jobs reads alike differs only after the last query of
+    // a script: Flink applies a SET to the statements after it (plan lab: a SET after the last
+    // INSERT leaves the plan as it was), so no query is planned under it.
+    let at_queries: Vec<&crate::catalog::config::Config> = [old, new]
+        .into_iter()
+        .flat_map(|plan| {
+            plan.queries
+                .iter()
+                .filter_map(|q| plan.catalog.config_versions.get(q.config_version))
+        })
+        .collect();
+    for key in &mut keys {
+        if crate::catalog::config::same_at_all(&key.written, at_queries.iter().copied()) {
+            key.at_query = false;
+        }
     }
     keys
 }
@@ -239,12 +268,16 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
 /// job calls: a call the old job resolved otherwise (a built-in function, which a temporary
 /// system function replaces, or one of a catalog).
 fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
+    // A function renamed with its implementation kept (`Catalog::functions_renamed`) is the
+    // same computation under a new name: neither removed nor added.
+    let renamed = |name: &String| new.catalog.functions_renamed.values().any(|o| o == name);
     let replaced = old.catalog.functions.iter().filter(|(name, f)| {
-        new.catalog.functions.get(*name).is_none_or(|g| {
-            g.def.class != f.def.class
-                || g.def.language != f.def.language
-                || g.def.resources != f.def.resources
-        })
+        !renamed(name)
+            && new.catalog.functions.get(*name).is_none_or(|g| {
+                g.def.class != f.def.class
+                    || g.def.language != f.def.language
+                    || g.def.resources != f.def.resources
+            })
     });
     let mut new_only = new_functions(old, new).peekable();
     let called = match new_only.peek() {
@@ -457,7 +490,10 @@ fn warnings_added(old: &Plan, new: &Plan) -> Vec<String> {
 /// Functions the new job declares and the old one neither declares nor calls (see
 /// [`changed_functions`]).
 fn added_functions(old: &Plan, new: &Plan) -> Vec<String> {
-    let mut new_only = new_functions(old, new).peekable();
+    // A renamed function (`Catalog::functions_renamed`) is not new: the old job declared it.
+    let mut new_only = new_functions(old, new)
+        .filter(|(name, _)| !new.catalog.functions_renamed.contains_key(*name))
+        .peekable();
     if new_only.peek().is_none() {
         return Vec::new();
     }

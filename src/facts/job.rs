@@ -18,7 +18,7 @@ facts! {
         pub mini_batch_old: bool,
         /// table.exec.mini-batch.enabled is true in the new job
         pub mini_batch_new: bool,
-        /// configuration keys whose value in force differs, except those that cannot change state
+        /// configuration keys whose value in force at a query differs, except those that cannot change state
         pub changed_keys: Vec<String>,
         /// the statements the tool reads past (DROP, USE, ALTER, ...) differ
         pub unmodelled_statements_changed: bool,
@@ -138,6 +138,8 @@ facts! {
         pub new_millis: Option<u64>,
         /// whether the tool knows the key
         pub known: bool,
+        /// whether some query of either job is planned under another value than a query of the other (false: every query reads the same value; it differs only after the last query of a script, where a SET applies to no query)
+        pub at_query: bool,
     }
 }
 

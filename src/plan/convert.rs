@@ -918,6 +918,11 @@ impl<'a> Converter<'a> {
             None => None,
         };
         let origin = self.origin_of(&name);
+        // A function renamed with its implementation kept is compared under its old name.
+        let name = match origin {
+            FunctionOrigin::Declared(_) => self.catalog.compared_function_name(name),
+            _ => name,
+        };
         let on_keys_only = |c: &CExpr| {
             matches!(c, CExpr::Literal(_) | CExpr::Interval { .. })
                 || self.group_keys.contains(&c.canonical())

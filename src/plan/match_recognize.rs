@@ -31,6 +31,56 @@ fn text(node: &impl ToString) -> String {
     crate::sql::canonical_text(&node.to_string())
 }
 
+/// A DEFINE condition in a canonical spelling: the terms of an AND or OR chain sorted, the
+/// operands of a comparison in one order (`10 < A.price` is `A.price > 10`), parentheses
+/// dropped. The condition is a function of the rows it reads, evaluated by the CEP operator;
+/// the state holds partial matches by pattern variable, never the condition, so equal
+/// conditions spelled otherwise keep the same state (Flink 2.3 keeps the written order in the
+/// compiled plan: lab/plan, pairs of cases/match_recognize/define-*).
+fn condition(expr: &Expr) -> String {
+    use sqlparser::ast::BinaryOperator as Op;
+    match expr {
+        Expr::Nested(inner) => condition(inner),
+        Expr::BinaryOp { op, .. } if matches!(op, Op::And | Op::Or) => {
+            let mut terms = Vec::new();
+            chain(expr, op, &mut terms);
+            let mut terms: Vec<String> = terms.into_iter().map(condition).collect();
+            terms.sort();
+            let joined = terms.join(&format!(" {op} "));
+            format!("({joined})")
+        }
+        Expr::BinaryOp { left, op, right } => {
+            let flipped = match op {
+                Op::Lt => Some(Op::Gt),
+                Op::LtEq => Some(Op::GtEq),
+                Op::Gt => Some(Op::Lt),
+                Op::GtEq => Some(Op::LtEq),
+                Op::Eq => Some(Op::Eq),
+                Op::NotEq => Some(Op::NotEq),
+                _ => None,
+            };
+            let (l, r) = (condition(left), condition(right));
+            match flipped {
+                Some(flipped) if r < l => format!("{r} {flipped} {l}"),
+                _ => format!("{l} {op} {r}"),
+            }
+        }
+        other => text(other),
+    }
+}
+
+/// The terms of a chain of one operator (`a AND (b AND c)` is `a`, `b`, `c`).
+fn chain<'e>(expr: &'e Expr, op: &sqlparser::ast::BinaryOperator, out: &mut Vec<&'e Expr>) {
+    match expr {
+        Expr::Nested(inner) => chain(inner, op, out),
+        Expr::BinaryOp { left, op: o, right } if o == op => {
+            chain(left, op, out);
+            chain(right, op, out);
+        }
+        other => out.push(other),
+    }
+}
+
 /// The pattern without its WITHIN, and WITHIN's time in milliseconds (0 without one, -1 when
 /// its interval is not read). The pattern reads `( p ) \`WITHIN INTERVAL 'n' UNIT\``
 /// (crate::sql::flink_syntax).
@@ -162,11 +212,14 @@ pub fn build(
                 .map(|(_, t)| (qualifier.clone(), t.clone())),
         );
     }
-    let defines: Vec<String> = clause
+    // In the order of the pattern variables: Flink keeps the definitions by variable (its
+    // compiled plan lists them sorted), so their order in DEFINE changes nothing.
+    let mut defines: Vec<String> = clause
         .symbols
         .iter()
-        .map(|s| format!("{} AS {}", s.symbol.value, text(&s.definition)))
+        .map(|s| format!("{} AS {}", s.symbol.value, condition(&s.definition)))
         .collect();
+    defines.sort();
     // The operator keeps whole input rows (its MEASURES and DEFINE read pattern variables'
     // columns by name, as text): every input column is read, so a change of its type counts.
     for column in &input.columns {

@@ -15,7 +15,7 @@ use crate::source::ByteSpan;
 use serde_json::{json, Value};
 use sqlparser::ast::{
     Expr, Function, NamedWindowDefinition, NamedWindowExpr, OrderBySort, Select, SelectItem, Visit,
-    Visitor, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
+    Visitor, WindowFrame, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
 };
 use std::ops::ControlFlow;
 
@@ -52,37 +52,124 @@ pub fn has_over(select: &Select) -> bool {
         .any(|e| !over_calls(e).is_empty())
 }
 
-/// The definition of a named window (`WINDOW w AS (...)`), following references.
-pub fn named_spec(
-    b: &Builder,
+/// The window an OVER clause uses (`OVER w`, `OVER (...)`, `OVER (w ...)`), resolved as Flink's
+/// validator (Calcite's `SqlWindow.overlay`) resolves it. A window that refines another (`OVER
+/// (w ORDER BY ts)`, `WINDOW w2 AS (w1 ...)`) takes the PARTITION BY of the window it names,
+/// and its ORDER BY when it writes none; its frame keeps ROWS or RANGE but not the bounds it
+/// writes: Flink 2.3 plans `OVER (w ROWS BETWEEN 5 PRECEDING AND CURRENT ROW)` as ROWS BETWEEN
+/// UNBOUNDED PRECEDING AND CURRENT ROW (plan lab: cases/over_aggregate/named-window-refined-*),
+/// and the tool plans what Flink plans, with a warning. A refinement Flink refuses (a PARTITION BY
+/// of its own, a second ORDER BY, a window with a frame of its own refined) is read as the
+/// window it names, as before, with a warning.
+pub fn resolve_window(
+    b: &mut Builder,
+    named: &[NamedWindowDefinition],
+    over: &WindowType,
+    span: ByteSpan,
+) -> Result<WindowSpec> {
+    match over {
+        WindowType::NamedWindow(name) => resolve_named(b, named, name, span, 0),
+        WindowType::WindowSpec(spec) => resolve_spec(b, named, spec, span, 0),
+    }
+}
+
+fn resolve_named(
+    b: &mut Builder,
     named: &[NamedWindowDefinition],
     name: &sqlparser::ast::Ident,
     span: ByteSpan,
+    depth: usize,
 ) -> Result<WindowSpec> {
-    let mut current = name.clone();
-    for _ in 0..=named.len() {
-        let Some(NamedWindowDefinition(_, expr)) =
-            named.iter().find(|d| d.0.value == current.value)
-        else {
-            return Err(Error::sql(
-                b.file,
-                span,
-                format!(
-                    "window `{}` is not defined in a WINDOW clause",
-                    current.value
-                ),
-            ));
-        };
-        match expr {
-            NamedWindowExpr::WindowSpec(spec) => return Ok(spec.clone()),
-            NamedWindowExpr::NamedWindow(next) => current = next.clone(),
-        }
+    if depth > named.len() {
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("window `{}` refers to itself", name.value),
+        ));
     }
-    Err(Error::sql(
-        b.file,
-        span,
-        format!("window `{}` refers to itself", name.value),
-    ))
+    let Some(NamedWindowDefinition(_, expr)) = named.iter().find(|d| d.0.value == name.value)
+    else {
+        return Err(Error::sql(
+            b.file,
+            span,
+            format!("window `{}` is not defined in a WINDOW clause", name.value),
+        ));
+    };
+    match expr {
+        NamedWindowExpr::WindowSpec(spec) => resolve_spec(b, named, spec, span, depth + 1),
+        NamedWindowExpr::NamedWindow(next) => resolve_named(b, named, next, span, depth + 1),
+    }
+}
+
+fn resolve_spec(
+    b: &mut Builder,
+    named: &[NamedWindowDefinition],
+    spec: &WindowSpec,
+    span: ByteSpan,
+    depth: usize,
+) -> Result<WindowSpec> {
+    let Some(base_name) = &spec.window_name else {
+        return Ok(spec.clone());
+    };
+    let base = resolve_named(b, named, base_name, span, depth)?;
+    let refused = if !spec.partition_by.is_empty() {
+        Some("it writes a PARTITION BY of its own")
+    } else if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+        Some("both write an ORDER BY")
+    } else if base.window_frame.is_some() {
+        Some("the window it names has a frame (\"Referenced window cannot have framing declarations\")")
+    } else {
+        None
+    };
+    if let Some(why) = refused {
+        b.notes.warn(
+            format!(
+                "Flink refuses a window that refines window `{}` when {why}: read as `{}` itself",
+                base_name.value, base_name.value
+            ),
+            Some(span),
+        );
+        return Ok(base);
+    }
+    let window_frame = spec.window_frame.as_ref().map(|frame| {
+        let unbounded = WindowFrame {
+            units: frame.units,
+            start_bound: WindowFrameBound::Preceding(None),
+            end_bound: Some(WindowFrameBound::CurrentRow),
+        };
+        let written_unbounded = frame.start_bound == WindowFrameBound::Preceding(None)
+            && matches!(frame.end_bound, None | Some(WindowFrameBound::CurrentRow));
+        if !written_unbounded {
+            b.notes.warn(
+                format!(
+                    "Flink 2.3 drops the bounds of a frame written in a window that refines window `{}`: `{}` is planned as `{}`",
+                    base_name.value,
+                    frame_text(frame),
+                    frame_text(&unbounded)
+                ),
+                Some(span),
+            );
+        }
+        unbounded
+    });
+    Ok(WindowSpec {
+        window_name: None,
+        partition_by: base.partition_by,
+        order_by: if spec.order_by.is_empty() {
+            base.order_by
+        } else {
+            spec.order_by.clone()
+        },
+        window_frame,
+    })
+}
+
+/// A frame as written (`ROWS BETWEEN 5 PRECEDING AND CURRENT ROW`).
+fn frame_text(frame: &WindowFrame) -> String {
+    match &frame.end_bound {
+        Some(end) => format!("{} BETWEEN {} AND {end}", frame.units, frame.start_bound),
+        None => format!("{} {}", frame.units, frame.start_bound),
+    }
 }
 
 /// The frame of an OVER window, canonical: kind and preceding bound (rows or milliseconds).
@@ -186,17 +273,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let mut specs: Vec<(WindowSpec, ByteSpan)> = Vec::new();
     for (f, s) in &calls {
         let spec = match &f.over {
-            Some(WindowType::WindowSpec(spec)) => match &spec.window_name {
-                Some(base)
-                    if spec.partition_by.is_empty()
-                        && spec.order_by.is_empty()
-                        && spec.window_frame.is_none() =>
-                {
-                    named_spec(b, &select.named_window, base, *s)?
-                }
-                _ => spec.clone(),
-            },
-            Some(WindowType::NamedWindow(name)) => named_spec(b, &select.named_window, name, *s)?,
+            Some(over) => resolve_window(b, &select.named_window, over, *s)?,
             None => continue,
         };
         specs.push((spec, *s));

@@ -11,7 +11,7 @@ use crate::facts::aggregate::TimeOrder;
 use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking, WindowOutputs};
 use crate::source::ByteSpan;
 use sqlparser::ast::{
-    BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, UnaryOperator, Value, WindowType,
+    BinaryOperator, Expr, OrderByExpr, OrderBySort, Select, UnaryOperator, Value,
 };
 
 /// The bounds a filter term puts on the rank column, `(lowest, highest)` kept, inclusive.
@@ -284,8 +284,7 @@ pub fn pending(
     let named = &select.named_window;
     let span = b.span(function);
     let spec = match &function.over {
-        Some(WindowType::WindowSpec(spec)) => spec.clone(),
-        Some(WindowType::NamedWindow(name)) => super::over::named_spec(b, named, name, span)?,
+        Some(over) => super::over::resolve_window(b, named, over, span)?,
         None => {
             return Err(Error::sql(
                 b.file,

@@ -282,6 +282,37 @@ fn operator_report(
     }
 }
 
+/// The configuration keys that differ only after the last query of a script
+/// (`Job::settings_after_queries`), judged once for the whole job: `the job`, none when there is
+/// none.
+pub fn settings_after_queries(rules: &RuleSet, job: &Job) -> Option<QueryReport> {
+    if job.settings_after_queries.is_empty() {
+        return None;
+    }
+    let findings = item_findings(
+        rules,
+        "config_key",
+        &job.settings_after_queries,
+        &job.old.file,
+        &job.new.file,
+    );
+    let verdict = findings
+        .iter()
+        .map(|f| f.verdict)
+        .max()
+        .unwrap_or(Verdict::FullyCompatible);
+    Some(QueryReport {
+        name: "the job".into(),
+        old_name: None,
+        new_name: None,
+        status: QueryStatus::Changed,
+        verdict,
+        findings,
+        operators: Vec::new(),
+        sources: Vec::new(),
+    })
+}
+
 pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryReport {
     let (old_plan, new_plan) = (job.old, job.new);
     let operators: Vec<OperatorReport> = pair

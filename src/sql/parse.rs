@@ -357,6 +357,8 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
     };
     if let Some(query) = query {
         match_input::restore(query, &lifted).map_err(fail)?;
+        super::function_names::unquote(query);
+        super::named_windows::inline(query);
     }
     Ok(Statement { kind, span, hints })
 }
