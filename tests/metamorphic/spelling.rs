@@ -332,7 +332,10 @@ fn comparison_at(
         return None;
     }
     let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
-    if matches!(previous, Some(Token::Period)) {
+    // `OVER w > 3` compares the call over the named window `w`, not `w`.
+    if matches!(previous, Some(Token::Period))
+        || previous.is_some_and(|p| is_word(p, Keyword::OVER))
+    {
         return None;
     }
     let mut last = i;
