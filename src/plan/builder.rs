@@ -199,6 +199,7 @@ fn plan_statement(
         &builder.sources,
         &builder.reads.columns,
         builder.operators.iter().any(super::Operator::keeps_state),
+        source_table::cdc_events_duplicate(builder.config),
     );
     let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
     for table in &mut source_tables {

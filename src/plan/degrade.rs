@@ -83,6 +83,12 @@ pub fn opaque_query(
             &lineage.tables,
             &reads,
             true,
+            source_table::cdc_events_duplicate(
+                catalog
+                    .config_versions
+                    .get(statement.config_version)
+                    .unwrap_or(&catalog.config),
+            ),
         ),
         sources: lineage.tables,
         unions: Vec::new(),
