@@ -281,6 +281,19 @@ fn normalized(def: &crate::sql::TableDef, cdc_duplicate: bool) -> bool {
     }
 }
 
+/// Whether the table, scanned, produces changes (updates or deletes) rather than appends: an
+/// upsert or CDC connector or format, or a declared changelog-mode other than inserts.
+pub fn produces_changes(def: &crate::sql::TableDef) -> bool {
+    let mode = changelog_mode(def);
+    match mode.strip_prefix("changelog-mode:") {
+        Some(kinds) => kinds
+            .split(',')
+            .map(|k| k.trim().to_uppercase())
+            .any(|k| !k.is_empty() && k != "I"),
+        None => mode != "insert-only",
+    }
+}
+
 /// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
 /// `changelog:<format>` for CDC formats.
 fn changelog_mode(def: &crate::sql::TableDef) -> String {
