@@ -124,7 +124,7 @@ facts! {
 facts! {
     /// Facts of one configuration key whose value in force differs (`config_key` rules).
     pub struct ConfigKeyItem {
-        /// the key (a mistyped key: the known key it evidently means)
+        /// the key (one the tool does not know, however close to a known key, is its own key)
         pub key: String,
         /// the key as written in the script or --set
         pub written: String,
