@@ -198,8 +198,10 @@ fn plan_statement(
         &hinted_options,
         &builder.sources,
         &builder.reads.columns,
-        builder.operators.iter().any(super::Operator::keeps_state),
-        source_table::cdc_events_duplicate(builder.config),
+        source_table::Reading {
+            feeds_state: builder.operators.iter().any(super::Operator::keeps_state),
+            cdc_duplicate: source_table::cdc_events_duplicate(builder.config),
+        },
     );
     let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
     for table in &mut source_tables {

@@ -41,11 +41,18 @@ pub fn cdc_events_duplicate(config: &Config) -> bool {
     config.is_true(CDC_EVENTS_DUPLICATE)
 }
 
+/// How a query reads its source tables: whether a stateful operator reads them
+/// (`feeds_state`), and whether Flink normalizes its CDC sources (`cdc_duplicate`,
+/// [`cdc_events_duplicate`] of the configuration in force at the query).
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    pub feeds_state: bool,
+    pub cdc_duplicate: bool,
+}
+
 /// One operator per source table read, in order of first use.
 /// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
-/// Tables are read as declared at the statement of the query of this ordinal; `cdc_duplicate`
-/// is [`cdc_events_duplicate`] of the configuration in force there.
-#[allow(clippy::too_many_arguments)]
+/// Tables are read as declared at the statement of the query of this ordinal.
 pub fn source_operators(
     catalog: &Catalog,
     scans: &mut Scans,
@@ -53,9 +60,12 @@ pub fn source_operators(
     hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
     reads: &BTreeSet<(String, String)>,
-    feeds_state: bool,
-    cdc_duplicate: bool,
+    reading: Reading,
 ) -> Vec<Operator> {
+    let Reading {
+        feeds_state,
+        cdc_duplicate,
+    } = reading;
     sources
         .iter()
         .map(|name| {
@@ -259,7 +269,7 @@ fn option<'d>(def: &'d crate::sql::TableDef, key: &str) -> Option<&'d str> {
 /// change (a CDC connector or format), to drop duplicated change events (plan lab: the
 /// ChangelogNormalize of a `debezium-json` or `mysql-cdc` source under that key).
 fn normalized(def: &crate::sql::TableDef, cdc_duplicate: bool) -> bool {
-    if !def.primary_key.as_ref().is_some_and(|k| !k.is_empty()) {
+    if def.primary_key.as_ref().is_none_or(|k| k.is_empty()) {
         return false;
     }
     let mode = changelog_mode(def);
