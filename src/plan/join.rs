@@ -344,6 +344,7 @@ pub fn join(
     if !right_padded {
         reach(&mut right, &right_side, &left_side);
     }
+    let right_tables = right.base_tables.clone();
     let mut joined = left.beside(right);
     joined.sides_below = sides;
     let (on, condition_span) = match constraint {
@@ -427,6 +428,9 @@ pub fn join(
         _ if both_windows => OperatorKind::WindowJoin,
         _ => OperatorKind::Join,
     };
+    if kind == OperatorKind::TemporalJoin {
+        b.versioned_tables.extend(right_tables);
+    }
     let lookup = (kind == OperatorKind::LookupJoin).then(|| {
         let (state, hints) = lookup_state(b, factor);
         if let Some(hints) = hints {

@@ -400,10 +400,13 @@ pub fn build(
     // plans a Deduplicate only over an insert-only input: over a table that produces changes
     // (a CDC or upsert source, read directly or beneath), the first row by time is a Rank with
     // the retract strategy, whose state keeps the input rows (plan lab:
-    // cases/top_n/first-row-by-proctime-over-cdc-*), judged as a Top-N.
+    // cases/top_n/first-row-by-proctime-over-cdc-*), judged as a Top-N. The versioned side of
+    // an event-time temporal join does not make the join's output a changelog (plan lab:
+    // cases/top_n/first-row-by-proctime-over-temporal-join-upsert.yaml).
     let over_changes = input.base_tables.iter().any(|t| {
-        b.table(t)
-            .is_some_and(|t| super::source_table::produces_changes(&t.def))
+        !b.versioned_tables.contains(t)
+            && b.table(t)
+                .is_some_and(|t| super::source_table::produces_changes(&t.def))
     });
     let is_dedup = first_by_time && super::top_n::window_of(&pending).is_none() && !over_changes;
 
