@@ -178,7 +178,7 @@ fn facts_written_with_another_type_are_an_error_not_defaults() {
 fn the_facts_other_pairs_judge_are_declared_on_the_types() {
     assert_eq!(
         schema::judged_elsewhere("query"),
-        ["lookup_joins", "sources"]
+        ["lookup_joins", "sources", "normalized_sources"]
     );
     assert_eq!(schema::judged_elsewhere("source"), ["options"]);
     assert!(schema::judged_elsewhere("group_aggregate").is_empty());

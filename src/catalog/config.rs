@@ -258,7 +258,8 @@ pub fn is_known(key: &str) -> bool {
 /// One configuration key whose value in force differs between two jobs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyChange {
-    /// The key as written, or the known key a mistyped one evidently means.
+    /// The key as written (a key the tool does not know is its own, however close to a known
+    /// one).
     pub key: String,
     pub written: String,
     pub old: Option<String>,
@@ -291,15 +292,16 @@ pub fn changes(old: &Config, new: &Config) -> Vec<KeyChange> {
     keys.dedup();
     // Values compare as the key's type reads them: a SET of the default, however spelled, is
     // no change.
-    let read = |config: &Config, k: &str| {
-        let known = likely_typo(k).unwrap_or(k);
-        config.get(k).map(|v| canonical_value(known, v))
-    };
+    let read = |config: &Config, k: &str| config.get(k).map(|v| canonical_value(k, v));
     keys.into_iter()
         .filter(|k| read(old, k) != read(new, k))
         .map(|k| KeyChange {
-            // A mistyped key is read as the key it evidently means (the script gets a warning).
-            key: likely_typo(k).unwrap_or(k).to_string(),
+            // A key the tool does not know is its own key, also where it looks like a mistyped
+            // known one (the script gets a warning): Flink ignores a mistyped key, and a key
+            // one edit away from a known one may be another key of Flink's (`pipeline.jars`
+            // is not `pipeline.name`); judged as the known key, its change would take that
+            // key's verdict.
+            key: k.clone(),
             written: k.clone(),
             old: old.get(k).map(str::to_string),
             new: new.get(k).map(str::to_string),

@@ -193,6 +193,18 @@ fn relations_of(old: &Map<String, Value>, new: &Map<String, Value>) -> Map<Strin
     relations
 }
 
+/// The source tables of a query that Flink normalizes (a ChangelogNormalize, whose state the
+/// query keeps): those whose `normalized_read` is set.
+fn normalized_sources(query: &QueryPlan) -> Vec<String> {
+    query
+        .source_tables
+        .iter()
+        .filter(|s| s.has_list(crate::facts::operators::SourceFacts::normalized_read))
+        .filter_map(|s| s.read::<crate::facts::operators::SourceFacts>().ok())
+        .map(|s| s.name)
+        .collect()
+}
+
 /// The facts of a query pair, for `rules/query.yaml`.
 pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     let (old_plan, new_plan) = (job.old, job.new);
@@ -208,6 +220,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
             lookup_joins: q.map(lookup_tables).unwrap_or_default(),
             hints: q.map(|q| q.hints.clone()).unwrap_or_default(),
             sources: q.map(|q| q.sources.clone()).unwrap_or_default(),
+            normalized_sources: q.map(normalized_sources).unwrap_or_default(),
             union_inputs,
             union_read_by_state: q.is_some_and(|q| q.union_read_by_state),
             sink_options: q.and_then(|q| q.sink_options.clone()),

@@ -54,6 +54,9 @@ facts! {
         /// the source tables it reads
         #[judged_by = "the source rules, on each source table's pair"]
         pub sources: Vec<String>,
+        /// the source tables Flink normalizes for it in a ChangelogNormalize keyed by their primary key (an upsert source, or a CDC source under table.exec.source.cdc-events-duplicate): state the query keeps even without a stateful operator
+        #[judged_by = "the source rules (source-normalized-*), on each source table's pair; a new query's by query-added-normalized-source"]
+        pub normalized_sources: Vec<String>,
         /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)
         pub union_inputs: Vec<String>,
         /// whether a stateful operator reads the output of one of its UNION ALLs (is above it; when unsure, true)
@@ -124,7 +127,7 @@ facts! {
 facts! {
     /// Facts of one configuration key whose value in force differs (`config_key` rules).
     pub struct ConfigKeyItem {
-        /// the key (a mistyped key: the known key it evidently means)
+        /// the key (one the tool does not know, however close to a known key, is its own key)
         pub key: String,
         /// the key as written in the script or --set
         pub written: String,

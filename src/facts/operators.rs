@@ -117,7 +117,7 @@ facts! {
         /// the WATERMARK expression
         #[serde(skip_serializing_if = "Option::is_none")]
         pub watermark: Option<Option<String>>,
-        /// an upsert source with a primary key, which Flink normalizes (ChangelogNormalize, keyed by the primary key, stores the last row per key): the columns the query reads, the row that state stores
+        /// a source with a primary key which Flink normalizes (an upsert source, or a CDC source under table.exec.source.cdc-events-duplicate; ChangelogNormalize, keyed by the primary key, stores the last row per key): the columns the query reads, the row that state stores
         #[serde(skip_serializing_if = "Option::is_none")]
         pub normalized_read: Option<Option<Vec<String>>>,
         /// for such a source: the filter terms of a query without another stateful operator (none beneath one, where they are its input filter), canonical, sorted (Flink pushes a filter on the source's columns into the ChangelogNormalize, whose state then holds only the rows it lets through)

@@ -25,7 +25,7 @@ use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
     SetExpr, SetOperator, SetQuantifier, Spanned, TableAlias, TableFactor, TableWithJoins,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Builds the normalized plan of a parsed script.
 pub fn build_plan(script: Script, overrides: &[(String, String)]) -> Result<Plan> {
@@ -205,7 +205,10 @@ fn plan_statement(
         &hinted_options,
         &builder.sources,
         &builder.reads.columns,
-        builder.operators.iter().any(super::Operator::keeps_state),
+        source_table::Reading {
+            feeds_state: builder.operators.iter().any(super::Operator::keeps_state),
+            cdc_duplicate: source_table::cdc_events_duplicate(builder.config),
+        },
     );
     let no_event_time = !builder.operators.iter().any(|op| op.may_use_event_time());
     for table in &mut source_tables {
@@ -298,6 +301,9 @@ pub struct Builder<'a> {
     /// The operators planned after it may read its output (an over-approximation: a later
     /// sibling's operators count too, the safe side).
     union_marks: Vec<usize>,
+    /// The tables read as the versioned side of an event-time temporal join: the join's
+    /// output is insert-only whatever their changelog (an upsert or CDC versioned table).
+    pub versioned_tables: BTreeSet<String>,
     /// The columns of source tables the query reads.
     pub reads: Reads,
     /// The WHERE clause each filter term comes from (also in views and subqueries).
@@ -349,6 +355,7 @@ impl<'a> Builder<'a> {
             sources: Vec::new(),
             unions: Vec::new(),
             union_marks: Vec::new(),
+            versioned_tables: BTreeSet::new(),
             reads: Reads::default(),
             filter_spans: BTreeMap::new(),
             hints: Vec::new(),

@@ -341,6 +341,22 @@ impl<'a> Converter<'a> {
                     left = self.compared_operand(left);
                     right = self.compared_operand(right);
                 }
+                // `a % b` is MOD(a, b): Flink parses the operator as the function (plan lab:
+                // a key `user_id % 100` is MOD(user_id, 100)).
+                if op == "%" {
+                    let args = vec![left, right];
+                    let normalized: Vec<CExpr> = args
+                        .iter()
+                        .cloned()
+                        .map(super::normalize::normalize)
+                        .collect();
+                    return Ok(super::fold::builtin_call("MOD", &normalized).unwrap_or(
+                        CExpr::Call {
+                            name: "MOD".into(),
+                            args,
+                        },
+                    ));
+                }
                 match self.arithmetic_identity(&op, &left, &right) {
                     Some(kept) => kept,
                     None => CExpr::Binary {

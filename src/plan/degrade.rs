@@ -82,7 +82,15 @@ pub fn opaque_query(
             &Default::default(),
             &lineage.tables,
             &reads,
-            true,
+            source_table::Reading {
+                feeds_state: true,
+                cdc_duplicate: source_table::cdc_events_duplicate(
+                    catalog
+                        .config_versions
+                        .get(statement.config_version)
+                        .unwrap_or(&catalog.config),
+                ),
+            },
         ),
         sources: lineage.tables,
         unions: Vec::new(),

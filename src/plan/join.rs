@@ -338,6 +338,7 @@ pub fn join(
     };
     let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
     let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
+    let right_tables = right.base_tables.clone();
     let mut joined = left.beside(right);
     joined.sides_below = left_reach
         .unwrap_or_default()
@@ -423,6 +424,9 @@ pub fn join(
         _ if both_windows => OperatorKind::WindowJoin,
         _ => OperatorKind::Join,
     };
+    if kind == OperatorKind::TemporalJoin {
+        b.versioned_tables.extend(right_tables);
+    }
     let lookup = (kind == OperatorKind::LookupJoin).then(|| {
         let (state, hints) = lookup_state(b, factor);
         if let Some(hints) = hints {

@@ -395,8 +395,19 @@ pub fn build(
     let single_time_order = pending.order.len() == 1 && pending.order[0].2.is_some();
     let first_by_time =
         pending.function == "ROW_NUMBER" && min == 1 && max == 1 && single_time_order;
-    // Partitioned by a window's bounds, it is a window deduplication or window Top-N.
-    let is_dedup = first_by_time && super::top_n::window_of(&pending).is_none();
+    // Partitioned by a window's bounds, it is a window deduplication or window Top-N. Flink
+    // plans a Deduplicate only over an insert-only input: over a table that produces changes
+    // (a CDC or upsert source, read directly or beneath), the first row by time is a Rank with
+    // the retract strategy, whose state keeps the input rows (plan lab:
+    // cases/top_n/first-row-by-proctime-over-cdc-*), judged as a Top-N. The versioned side of
+    // an event-time temporal join does not make the join's output a changelog (plan lab:
+    // cases/top_n/first-row-by-proctime-over-temporal-join-upsert.yaml).
+    let over_changes = input.base_tables.iter().any(|t| {
+        !b.versioned_tables.contains(t)
+            && b.table(t)
+                .is_some_and(|t| super::source_table::produces_changes(&t.def))
+    });
+    let is_dedup = first_by_time && super::top_n::window_of(&pending).is_none() && !over_changes;
 
     // What flows into the operator: the columns the queries above it read, plus its keys.
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);

@@ -4,6 +4,7 @@
 
 use super::options_hint::OptionsHint;
 use super::{Operator, OperatorKind};
+use crate::catalog::config::Config;
 use crate::catalog::{Catalog, Table};
 use crate::facts::operators::{ColumnDefinition, SourceFacts};
 use crate::source::ByteSpan;
@@ -30,6 +31,25 @@ impl Scans {
     }
 }
 
+/// The configuration key with which Flink normalizes a CDC source with a primary key as it
+/// normalizes an upsert source (`StreamPhysicalTableSourceScanRule`: a ChangelogNormalize
+/// keyed by the primary key, dropping duplicate change events).
+pub const CDC_EVENTS_DUPLICATE: &str = "table.exec.source.cdc-events-duplicate";
+
+/// Whether the configuration in force at a query makes Flink normalize its CDC sources.
+pub fn cdc_events_duplicate(config: &Config) -> bool {
+    config.is_true(CDC_EVENTS_DUPLICATE)
+}
+
+/// How a query reads its source tables: whether a stateful operator reads them
+/// (`feeds_state`), and whether Flink normalizes its CDC sources (`cdc_duplicate`,
+/// [`cdc_events_duplicate`] of the configuration in force at the query).
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    pub feeds_state: bool,
+    pub cdc_duplicate: bool,
+}
+
 /// One operator per source table read, in order of first use.
 /// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
 /// Tables are read as declared at the statement of the query of this ordinal.
@@ -40,8 +60,12 @@ pub fn source_operators(
     hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
     reads: &BTreeSet<(String, String)>,
-    feeds_state: bool,
+    reading: Reading,
 ) -> Vec<Operator> {
+    let Reading {
+        feeds_state,
+        cdc_duplicate,
+    } = reading;
     sources
         .iter()
         .map(|name| {
@@ -67,7 +91,7 @@ pub fn source_operators(
                     .map(|c| c.name.clone())
                     .filter(|c| reads.contains(&(name.to_string(), c.clone())))
                     .collect();
-                if normalized(&table.def) {
+                if normalized(&table.def, cdc_duplicate) {
                     // Keyed by the primary key, the state's row holds it whether read or not.
                     let key = table.def.primary_key.as_deref().unwrap_or_default();
                     let read = table
@@ -239,9 +263,45 @@ fn option<'d>(def: &'d crate::sql::TableDef, key: &str) -> Option<&'d str> {
 }
 
 /// Whether Flink normalizes the table's changelog in a ChangelogNormalize keyed by its primary
-/// key (an upsert source with a primary key): its state stores the last row the query reads.
-fn normalized(def: &crate::sql::TableDef) -> bool {
-    def.primary_key.as_ref().is_some_and(|k| !k.is_empty()) && changelog_mode(def) == "upsert"
+/// key: its state stores the last row the query reads. Flink does for a source with a primary
+/// key that produces upserts (updates without their before-image), and, with
+/// `table.exec.source.cdc-events-duplicate` (`cdc_duplicate`), for one that produces any
+/// change (a CDC connector or format), to drop duplicated change events (plan lab: the
+/// ChangelogNormalize of a `debezium-json` or `mysql-cdc` source under that key).
+fn normalized(def: &crate::sql::TableDef, cdc_duplicate: bool) -> bool {
+    if def.primary_key.as_ref().is_none_or(|k| k.is_empty()) {
+        return false;
+    }
+    let mode = changelog_mode(def);
+    if mode == "upsert" {
+        return true;
+    }
+    if mode.starts_with("changelog:") {
+        return cdc_duplicate;
+    }
+    match mode.strip_prefix("changelog-mode:") {
+        Some(kinds) => {
+            let kinds: Vec<String> = kinds.split(',').map(|k| k.trim().to_uppercase()).collect();
+            let has = |k: &str| kinds.iter().any(|x| x == k);
+            let upsert = has("UA") && !has("UB");
+            let changes = kinds.iter().any(|k| k != "I" && !k.is_empty());
+            upsert || (cdc_duplicate && changes)
+        }
+        None => false,
+    }
+}
+
+/// Whether the table, scanned, produces changes (updates or deletes) rather than appends: an
+/// upsert or CDC connector or format, or a declared changelog-mode other than inserts.
+pub fn produces_changes(def: &crate::sql::TableDef) -> bool {
+    let mode = changelog_mode(def);
+    match mode.strip_prefix("changelog-mode:") {
+        Some(kinds) => kinds
+            .split(',')
+            .map(|k| k.trim().to_uppercase())
+            .any(|k| !k.is_empty() && k != "I"),
+        None => mode != "insert-only",
+    }
 }
 
 /// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
