@@ -8,7 +8,7 @@ facts! {
         /// the join condition's terms that read both inputs (or cannot be pushed into one), canonical, `=` sides ordered, sorted as a set; a temporal join's FOR SYSTEM_TIME AS OF is one of them
         #[group = "conditions"]
         pub conditions: Vec<String>,
-        /// the condition's equalities between a column of each input (what the join's state is keyed by), canonical, sorted as a set
+        /// the condition's equalities between a column of each input (what the join's state is keyed by), canonical, in the order the condition writes them (ON, then WHERE; Flink keys the state in that order)
         #[group = "conditions"]
         pub join_keys: Vec<String>,
         /// the columns the join carries from its left input (those used above it or in its condition), canonical

@@ -641,13 +641,17 @@ impl<'a> Builder<'a> {
             }
         }
         let mut where_terms = Vec::new();
+        let mut written_where = Vec::new();
         if let Some(selection) = selection {
-            if consumed.is_empty() {
-                where_terms = self.converter().condition(&input, selection)?.conjuncts();
+            let terms: Vec<&Expr> = if consumed.is_empty() {
+                vec![selection]
             } else {
-                for term in &rest {
-                    where_terms.extend(self.converter().condition(&input, term)?.conjuncts());
-                }
+                rest.iter().copied().collect()
+            };
+            for term in terms {
+                let (condition, written) = join_finish::written_condition(self, &input, term)?;
+                written_where.extend(written);
+                where_terms.extend(condition.conjuncts());
             }
             // Over a table's scan, its columns declared NOT NULL are never NULL.
             if input.scan_only {
@@ -735,7 +739,8 @@ impl<'a> Builder<'a> {
                 selection: select.selection.as_ref().map(|w| self.span(w)),
                 projection: self.projection_span(select),
             };
-            let finished = join_finish::finish(self, joins, &where_terms, &used, spans);
+            let finished =
+                join_finish::finish(self, joins, &where_terms, &written_where, &used, spans);
             input
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));

@@ -125,6 +125,9 @@ pub struct PendingJoin {
     pub carried: BTreeSet<String>,
     /// A window join's window TVFs, left then right (described).
     pub windows: Vec<String>,
+    /// The terms of its ON, then of the WHERE above, canonical, in the order they are written:
+    /// Flink keys the join's state by its equalities in that order.
+    pub written: Vec<String>,
 }
 
 impl PendingJoin {
@@ -347,8 +350,13 @@ pub fn join(
         Some(JoinConstraint::On(expr)) => (Some(expr.clone()), b.span(expr)),
         _ => (None, span),
     };
+    let mut written = Vec::new();
     let condition = match (&on, constraint) {
-        (Some(expr), _) => Some(b.converter().condition(&joined, expr)?),
+        (Some(expr), _) => {
+            let (condition, terms) = super::join_finish::written_condition(b, &joined, expr)?;
+            written = terms;
+            Some(condition)
+        }
         (None, Some(JoinConstraint::Using(_))) if using.is_some() => {
             let (condition, merged) = using.unwrap_or_default();
             joined.using.extend(merged);
@@ -449,6 +457,7 @@ pub fn join(
         type_span: span,
         carried: BTreeSet::new(),
         windows: if both_windows { windows } else { Vec::new() },
+        written,
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
         pending.add_term(term, false);

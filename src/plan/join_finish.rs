@@ -20,6 +20,55 @@ pub fn canonical_terms(terms: &[CExpr]) -> Vec<String> {
     out
 }
 
+/// A condition converted term by term (its AND's operands as written), and the canonical
+/// terms in the order they are written, as `canonical_terms` makes them: normalizing a whole
+/// condition sorts its terms, and Flink keys a join's state by its equalities in written order.
+pub fn written_condition(
+    b: &mut Builder,
+    relation: &super::scope::Relation,
+    expr: &sqlparser::ast::Expr,
+) -> crate::error::Result<(CExpr, Vec<String>)> {
+    let mut leaves = Vec::new();
+    and_operands(expr, &mut leaves);
+    let mut written = Vec::new();
+    let mut converted: Option<CExpr> = None;
+    for leaf in leaves {
+        let term = b.converter().condition(relation, leaf)?;
+        written.extend(
+            term.clone()
+                .conjuncts()
+                .iter()
+                .map(|t| oriented(t).canonical()),
+        );
+        converted = Some(match converted {
+            None => term,
+            Some(left) => CExpr::Binary {
+                op: "AND".into(),
+                left: Box::new(left),
+                right: Box::new(term),
+            },
+        });
+    }
+    let condition = converted.unwrap_or_else(|| CExpr::Literal("TRUE".into()));
+    Ok((super::normalize::as_condition(condition), written))
+}
+
+fn and_operands<'a>(expr: &'a sqlparser::ast::Expr, out: &mut Vec<&'a sqlparser::ast::Expr>) {
+    use sqlparser::ast::{BinaryOperator, Expr};
+    match expr {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            and_operands(left, out);
+            and_operands(right, out);
+        }
+        Expr::Nested(inner) => and_operands(inner, out),
+        other => out.push(other),
+    }
+}
+
 /// `a > b` is `b < a`: comparisons read `<` / `<=` unless that puts a literal first.
 fn oriented(term: &CExpr) -> CExpr {
     let CExpr::Binary { op, left, right } = term else {
@@ -77,6 +126,7 @@ pub fn finish(
     b: &mut Builder,
     mut pending: Vec<PendingJoin>,
     where_terms: &[CExpr],
+    written_where: &[String],
     used: &BTreeSet<String>,
     spans: SelectSpans,
 ) -> Finished {
@@ -84,6 +134,7 @@ pub fn finish(
     let mut taken = BTreeSet::new();
     let mut regular = false;
     for join in &mut pending {
+        join.written.extend(written_where.iter().cloned());
         simplify_outer_join(join, where_terms, spans.selection);
         let pushed_before = join.filters.len();
         let conditions_before = join.conditions.len();
@@ -282,7 +333,15 @@ fn join_keys(join: &PendingJoin, conditions: &[CExpr]) -> Vec<String> {
         })
         .cloned()
         .collect();
-    canonical_terms(&keys)
+    // Sorted as a set, then in the order the condition writes them (Flink's key order).
+    let mut keys = canonical_terms(&keys);
+    keys.sort_by_key(|k| {
+        join.written
+            .iter()
+            .position(|w| w == k)
+            .unwrap_or(usize::MAX)
+    });
+    keys
 }
 
 /// `window_start` / `window_end` / `window_time` for the canonical text of a window TVF's
