@@ -81,9 +81,20 @@ impl<'a> Job<'a> {
 
 fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
     let config = &new.catalog.config;
+    // An option that relaxes the rules does so only where it is in force at every query of the
+    // new job: a SET after the last query applies to none.
+    let relaxes = |key: &str| {
+        config.is_true(key)
+            && new.queries.iter().all(|q| {
+                new.catalog
+                    .config_versions
+                    .get(q.config_version)
+                    .is_some_and(|c| c.is_true(key))
+            })
+    };
     ConfigFacts {
-        ignore_filter: config.is_true("table.optimizer.state-compatibility.ignore-filter"),
-        ignore_sink: config.is_true("table.optimizer.state-compatibility.ignore-sink"),
+        ignore_filter: relaxes("table.optimizer.state-compatibility.ignore-filter"),
+        ignore_sink: relaxes("table.optimizer.state-compatibility.ignore-sink"),
         ignore_unclaimed_state: config.is_true("execution.state-recovery.ignore-unclaimed-state")
             || config.is_true("execution.savepoint.ignore-unclaimed-state"),
         uid_generation: config

@@ -4,9 +4,9 @@
 facts! {
     /// Configuration facts every rule may read (`config.*`).
     pub struct ConfigFacts {
-        /// table.optimizer.state-compatibility.ignore-filter
+        /// table.optimizer.state-compatibility.ignore-filter, in force at every query of the new job (a SET after the last query applies to none)
         pub ignore_filter: bool,
-        /// table.optimizer.state-compatibility.ignore-sink
+        /// table.optimizer.state-compatibility.ignore-sink, in force at every query of the new job
         pub ignore_sink: bool,
         /// execution.state-recovery.ignore-unclaimed-state (open-source Flink: restore without the state no operator claims)
         pub ignore_unclaimed_state: bool,
