@@ -646,7 +646,7 @@ impl<'a> Builder<'a> {
             let terms: Vec<&Expr> = if consumed.is_empty() {
                 vec![selection]
             } else {
-                rest.iter().copied().collect()
+                rest.to_vec()
             };
             for term in terms {
                 let (condition, written) = join_finish::written_condition(self, &input, term)?;
