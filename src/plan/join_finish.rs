@@ -28,8 +28,7 @@ pub fn written_condition(
     relation: &super::scope::Relation,
     expr: &sqlparser::ast::Expr,
 ) -> crate::error::Result<(CExpr, Vec<String>)> {
-    let mut leaves = Vec::new();
-    and_operands(expr, &mut leaves);
+    let leaves = super::rank::conjuncts(expr);
     let mut written = Vec::new();
     let mut converted: Option<CExpr> = None;
     for leaf in leaves {
@@ -51,22 +50,6 @@ pub fn written_condition(
     }
     let condition = converted.unwrap_or_else(|| CExpr::Literal("TRUE".into()));
     Ok((super::normalize::as_condition(condition), written))
-}
-
-fn and_operands<'a>(expr: &'a sqlparser::ast::Expr, out: &mut Vec<&'a sqlparser::ast::Expr>) {
-    use sqlparser::ast::{BinaryOperator, Expr};
-    match expr {
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            and_operands(left, out);
-            and_operands(right, out);
-        }
-        Expr::Nested(inner) => and_operands(inner, out),
-        other => out.push(other),
-    }
 }
 
 /// `a > b` is `b < a`: comparisons read `<` / `<=` unless that puts a literal first.
