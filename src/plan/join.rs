@@ -360,6 +360,10 @@ pub fn join(
         (None, Some(JoinConstraint::Using(_))) if using.is_some() => {
             let (condition, merged) = using.unwrap_or_default();
             joined.using.extend(merged);
+            written = condition
+                .as_ref()
+                .map(super::join_finish::written_terms)
+                .unwrap_or_default();
             condition
         }
         (None, Some(JoinConstraint::Using(names))) => Some(CExpr::Literal(format!(
@@ -373,6 +377,10 @@ pub fn join(
         (None, Some(JoinConstraint::Natural)) if using.is_some() => {
             let (condition, merged) = using.unwrap_or_default();
             joined.using.extend(merged);
+            written = condition
+                .as_ref()
+                .map(super::join_finish::written_terms)
+                .unwrap_or_default();
             condition
         }
         (None, Some(JoinConstraint::Natural)) => Some(CExpr::Literal("NATURAL".into())),

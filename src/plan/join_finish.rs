@@ -33,12 +33,7 @@ pub fn written_condition(
     let mut converted: Option<CExpr> = None;
     for leaf in leaves {
         let term = b.converter().condition(relation, leaf)?;
-        written.extend(
-            term.clone()
-                .conjuncts()
-                .iter()
-                .map(|t| oriented(t).canonical()),
-        );
+        written.extend(written_terms(&term));
         converted = Some(match converted {
             None => term,
             Some(left) => CExpr::Binary {
@@ -50,6 +45,16 @@ pub fn written_condition(
     }
     let condition = converted.unwrap_or_else(|| CExpr::Literal("TRUE".into()));
     Ok((super::normalize::as_condition(condition), written))
+}
+
+/// The canonical terms of a condition's AND, in its order (not normalized: as written).
+pub fn written_terms(condition: &CExpr) -> Vec<String> {
+    condition
+        .clone()
+        .conjuncts()
+        .iter()
+        .map(|t| oriented(t).canonical())
+        .collect()
 }
 
 /// `a > b` is `b < a`: comparisons read `<` / `<=` unless that puts a literal first.
