@@ -769,7 +769,7 @@ impl<'a> Builder<'a> {
                 // cases/top_n/rank-in-list-in-subquery-partition-changed).
                 let rank = pending.placeholder();
                 let filtered_between =
-                    pending.start.is_some() || pending.above.iter().any(|t| mentions(t, &rank));
+                    pending.start.is_some() || pending.above.iter().any(|t| t.contains(&rank));
                 if filtered_between {
                     self.unfiltered_rank(&pending, &select_input, span);
                 }
@@ -1671,9 +1671,4 @@ fn used_columns(select: &Select, input: &Relation) -> std::collections::BTreeSet
         used.extend(input.columns.iter().map(|c| c.expr.canonical()));
     }
     used
-}
-
-/// Whether `expr` is or contains `part`.
-fn mentions(expr: &CExpr, part: &CExpr) -> bool {
-    expr == part || expr.children().into_iter().any(|c| mentions(c, part))
 }

@@ -167,6 +167,21 @@ impl CExpr {
         }
     }
 
+    /// Whether this expression is or contains `part`.
+    pub fn contains(&self, part: &CExpr) -> bool {
+        self == part || self.children().into_iter().any(|c| c.contains(part))
+    }
+
+    /// The conjunction of `terms`, in their order (`a AND b AND c`, not normalized); none for
+    /// no term.
+    pub fn all_of(terms: impl IntoIterator<Item = CExpr>) -> Option<CExpr> {
+        terms.into_iter().reduce(|left, right| CExpr::Binary {
+            op: "AND".into(),
+            left: Box::new(left),
+            right: Box::new(right),
+        })
+    }
+
     /// Splits a conjunction into its terms.
     pub fn conjuncts(self) -> Vec<CExpr> {
         match self {

@@ -208,7 +208,7 @@ fn using_columns(
     join_type: &str,
     reads: &mut SourceReads,
 ) -> Option<(Option<CExpr>, Vec<Column>)> {
-    let mut condition: Option<CExpr> = None;
+    let mut terms = Vec::new();
     let mut merged = Vec::new();
     for name in names {
         let name = name.clone();
@@ -222,14 +222,7 @@ fn using_columns(
             left: Box::new(l.expr.clone()),
             right: Box::new(r.expr.clone()),
         };
-        condition = Some(match condition {
-            None => term,
-            Some(c) => CExpr::Binary {
-                op: "AND".into(),
-                left: Box::new(c),
-                right: Box::new(term),
-            },
-        });
+        terms.push(term);
         let expr = match join_type {
             "INNER" | "LEFT" => l.expr.clone(),
             "RIGHT" => r.expr.clone(),
@@ -247,7 +240,7 @@ fn using_columns(
             span: l.span,
         });
     }
-    Some((condition, merged))
+    Some((CExpr::all_of(terms), merged))
 }
 
 /// The columns a NATURAL join joins on: every name both inputs have, in the left input's order

@@ -30,20 +30,13 @@ pub fn written_condition(
 ) -> crate::error::Result<(CExpr, Vec<String>)> {
     let leaves = super::rank::conjuncts(expr);
     let mut written = Vec::new();
-    let mut converted: Option<CExpr> = None;
+    let mut converted = Vec::new();
     for leaf in leaves {
         let term = b.converter().condition(relation, leaf)?;
         written.extend(written_terms(&term));
-        converted = Some(match converted {
-            None => term,
-            Some(left) => CExpr::Binary {
-                op: "AND".into(),
-                left: Box::new(left),
-                right: Box::new(term),
-            },
-        });
+        converted.push(term);
     }
-    let condition = converted.unwrap_or_else(|| CExpr::Literal("TRUE".into()));
+    let condition = CExpr::all_of(converted).unwrap_or_else(|| CExpr::Literal("TRUE".into()));
     Ok((super::normalize::as_condition(condition), written))
 }
 
