@@ -386,7 +386,11 @@ fn renamable_aliases(scripts: &[&str]) -> BTreeSet<String> {
                 Token::Word(w)
                     if matches!(
                         w.keyword,
-                        Keyword::FROM | Keyword::JOIN | Keyword::TABLE | Keyword::INTO
+                        Keyword::FROM
+                            | Keyword::JOIN
+                            | Keyword::TABLE
+                            | Keyword::INTO
+                            | Keyword::OVERWRITE
                     ) =>
                 {
                     if let Some(Token::Word(table)) =

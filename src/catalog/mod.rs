@@ -127,6 +127,9 @@ pub struct QueryStatement {
     /// The configuration in force at the statement: an index into `Catalog::config_versions`.
     pub config_version: usize,
     pub hints: Vec<String>,
+    /// The job the statement is submitted in, from 1: the INSERTs of a statement set share
+    /// one; an INSERT or a query outside a statement set is a job of its own.
+    pub job: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -189,6 +192,10 @@ pub struct Catalog {
     /// in force: no statement has read it (one declared before the temporary one is kept among
     /// the name's definitions, read or unused, as any replaced definition).
     declared_hidden: std::collections::BTreeSet<String>,
+    /// The jobs numbered so far (see [`QueryStatement::job`]).
+    jobs: usize,
+    /// The job of the statement set being read, if any.
+    statement_set_job: Option<usize>,
 }
 
 /// A definition Flink skips (`CREATE ... IF NOT EXISTS` of a declared name), kept to be compared.
@@ -208,6 +215,17 @@ pub struct Replaced {
 }
 
 impl Catalog {
+    /// The job of a query statement read now (see [`QueryStatement::job`]).
+    fn job_of_query(&mut self) -> usize {
+        match self.statement_set_job {
+            Some(job) => job,
+            None => {
+                self.jobs += 1;
+                self.jobs
+            }
+        }
+    }
+
     /// The statements read past, as two scripts' are compared: each in canonical spelling, a
     /// DROP with the name it drops resolved.
     pub fn read_past_texts(&self, file: &SourceFile) -> Vec<String> {
@@ -585,6 +603,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             if let Some(query) = query {
                 let ordinal = catalog.queries.len() + 1;
                 let config_version = catalog.config_version();
+                let job = catalog.job_of_query();
                 catalog.queries.push(QueryStatement {
                     sink_identity: Some(catalog.path.identity(&def.name.parts)),
                     path: catalog.path.clone(),
@@ -595,6 +614,7 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     ordinal,
                     config_version,
                     hints: statement.hints,
+                    job,
                 });
             }
             let identity = catalog.path.identity(&def.name.parts);
@@ -685,6 +705,12 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             // the sink's materializer, which the tool does not model.
             let mut hints = statement.hints;
             hints.extend(insert.on_conflict);
+            // So is INSERT OVERWRITE, which Flink refuses to run in streaming mode ("Streaming
+            // mode not support overwrite", at translation) and a batch job restores no state.
+            if insert.overwrite {
+                hints.push("INSERT OVERWRITE".to_string());
+            }
+            let job = catalog.job_of_query();
             catalog.queries.push(QueryStatement {
                 sink_identity: Some(catalog.path.identity(&insert.sink.parts)),
                 path: catalog.path.clone(),
@@ -695,11 +721,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 ordinal,
                 config_version,
                 hints,
+                job,
             });
         }
         StatementKind::Query(query) => {
             let ordinal = catalog.queries.len() + 1;
             let config_version = catalog.config_version();
+            let job = catalog.job_of_query();
             catalog.queries.push(QueryStatement {
                 sink: None,
                 sink_identity: None,
@@ -710,12 +738,17 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                 ordinal,
                 config_version,
                 hints: statement.hints,
+                job,
             });
         }
         StatementKind::StatementSet(inner) => {
-            for statement in inner {
-                add(file, catalog, statement)?;
-            }
+            catalog.jobs += 1;
+            catalog.statement_set_job = Some(catalog.jobs);
+            let added = inner
+                .into_iter()
+                .try_for_each(|statement| add(file, catalog, statement));
+            catalog.statement_set_job = None;
+            added?;
         }
         StatementKind::Use {
             catalog: true,
@@ -1160,6 +1193,7 @@ fn alter_view(
                 temporary: false,
                 if_not_exists: false,
                 columns: Vec::new(),
+                comment: None,
                 query,
             };
             let view = View {

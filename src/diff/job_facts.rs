@@ -123,6 +123,7 @@ fn config_facts(old: &Plan, new: &Plan, changes: &[KeyChange]) -> ConfigFacts {
         skipped_definitions_changed: skipped_definitions_changed(old, new),
         hidden_definitions_changed: hidden_definitions_changed(old, new),
         drops_changed: drops_changed(old, new),
+        metadata_changed: metadata_changed(old, new),
         warnings_added: warnings_added(old, new),
     }
 }
@@ -218,6 +219,60 @@ fn names_differing(
         .collect()
 }
 
+/// The names of the tables and views both jobs' queries read or write whose declarations
+/// differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and of the
+/// functions declared TEMPORARY on one side only, sorted.
+fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
+    fn metadata(plan: &Plan) -> std::collections::BTreeMap<&str, (String, String)> {
+        let catalog = &plan.catalog;
+        used_keys(plan)
+            .into_iter()
+            .filter_map(|key| {
+                let (name, marks) = match (catalog.tables.get(key), catalog.views.get(key)) {
+                    (Some(table), _) => {
+                        let def = &table.def;
+                        // Column comments in any order: the columns' order is compared
+                        // where it matters (the scan does not depend on it).
+                        let mut comments = def.comments.clone();
+                        comments.sort();
+                        let marks = (def.temporary, def.if_not_exists, comments.join(", "));
+                        (def.name.dotted(), marks)
+                    }
+                    (None, Some(view)) => {
+                        let def = &view.def;
+                        let comment = def.comment.clone().unwrap_or_default();
+                        (
+                            def.name.dotted(),
+                            (def.temporary, def.if_not_exists, comment),
+                        )
+                    }
+                    (None, None) => return None,
+                };
+                Some((key, (name, format!("{marks:?}"))))
+            })
+            .collect()
+    }
+    // A function declared TEMPORARY on one side only, its implementation and resolution kept.
+    let functions = old.catalog.functions.iter().filter(|(name, f)| {
+        new.catalog.functions.get(*name).is_some_and(|g| {
+            g.def.temporary != f.def.temporary
+                && (&g.def.class, g.def.language, &g.def.resources, g.def.system)
+                    == (&f.def.class, f.def.language, &f.def.resources, f.def.system)
+        })
+    });
+    let functions: Vec<String> = functions.map(|(_, f)| f.def.name.dotted()).collect();
+    let (old, new) = (metadata(old), metadata(new));
+    let mut names: Vec<String> = old
+        .iter()
+        .filter(|(key, (_, marks))| new.get(*key).is_some_and(|(_, other)| other != marks))
+        .map(|(_, (name, _))| name.clone())
+        .chain(functions)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// The DROPs of declared names one script has and the other has not.
 fn drops_changed(old: &Plan, new: &Plan) -> Vec<String> {
     let (old, new) = (&old.catalog.modelled_drops, &new.catalog.modelled_drops);
@@ -288,6 +343,8 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
                 g.def.class != f.def.class
                     || g.def.language != f.def.language
                     || g.def.resources != f.def.resources
+                    // A system function is resolved before the built-ins, a catalog one after.
+                    || g.def.system != f.def.system
             })
     });
     let mut new_only = new_functions(old, new).peekable();

@@ -18,6 +18,9 @@ pub struct QueryPair<'a> {
     pub topology_changed_before: Vec<String>,
     /// Its place among the queries both jobs have changed (the INSERTs were reordered).
     pub moved_among_queries: bool,
+    /// It shares its job (a statement set) with another query both scripts have in one
+    /// script and not in the other (see [`regrouped`]).
+    pub regrouped: bool,
 }
 
 pub struct OperatorPair<'a> {
@@ -98,9 +101,14 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
                 topology_changed_elsewhere: Vec::new(),
                 topology_changed_before: Vec::new(),
                 moved_among_queries: false,
+                regrouped: false,
             }
         })
         .collect();
+    let regrouped = regrouped(&pairs);
+    for (pair, regrouped) in pairs.iter_mut().zip(regrouped) {
+        pair.regrouped = regrouped;
+    }
     let changes = topology::topology_changes(&pairs, old, new);
     for (((pair, elsewhere), before), moved) in pairs
         .iter_mut()
@@ -113,6 +121,33 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
         pair.moved_among_queries = moved;
     }
     pairs
+}
+
+/// For each pair, whether the queries both scripts have that share its job differ between the
+/// scripts: an INSERT moved into or out of a statement set, or between two. Each pair's old
+/// job groups the pairs sharing it in the old script, its new job in the new one; the pair kept
+/// its companions exactly when the pairs in both of its jobs are the same ones, that is when
+/// the three groups have the same size.
+fn regrouped(pairs: &[QueryPair]) -> Vec<bool> {
+    use std::collections::HashMap;
+    let jobs = |pair: &QueryPair| Some((pair.old?.job, pair.new?.job));
+    let mut old_jobs: HashMap<usize, usize> = HashMap::new();
+    let mut new_jobs: HashMap<usize, usize> = HashMap::new();
+    let mut both: HashMap<(usize, usize), usize> = HashMap::new();
+    for (o, n) in pairs.iter().filter_map(jobs) {
+        *old_jobs.entry(o).or_default() += 1;
+        *new_jobs.entry(n).or_default() += 1;
+        *both.entry((o, n)).or_default() += 1;
+    }
+    pairs
+        .iter()
+        .map(|pair| {
+            jobs(pair).is_some_and(|(o, n)| {
+                let shared = both.get(&(o, n));
+                shared != old_jobs.get(&o) || shared != new_jobs.get(&n)
+            })
+        })
+        .collect()
 }
 
 pub(super) fn operator_key(op: &Operator) -> String {

@@ -268,6 +268,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         topology_changed_elsewhere: pair.topology_changed_elsewhere.clone(),
         topology_changed_before: pair.topology_changed_before.clone(),
         moved_among_queries: pair.moved_among_queries,
+        regrouped: pair.regrouped,
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
         state_ttl_changed,
         state_ttl_old_min_millis,

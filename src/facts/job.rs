@@ -36,6 +36,8 @@ facts! {
         pub hidden_definitions_changed: Vec<String>,
         /// the DROP TABLE and DROP VIEW statements of declared names that one script has and the other has not (names resolved)
         pub drops_changed: Vec<String>,
+        /// tables and views the queries of both jobs read or write whose declarations differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and functions declared TEMPORARY on one side only (same class, language, resources)
+        pub metadata_changed: Vec<String>,
     }
 }
 
@@ -61,7 +63,7 @@ facts! {
         pub union_inputs: Vec<String>,
         /// whether a stateful operator reads the output of one of its UNION ALLs (is above it; when unsure, true)
         pub union_read_by_state: bool,
-        /// the sink table's primary key and WITH options (null when undeclared)
+        /// the sink table's primary key, partitioning (PARTITIONED BY, DISTRIBUTED BY) and WITH options (null when undeclared)
         pub sink_options: Option<String>,
         /// the sink table's columns as declared
         pub sink_columns: Vec<String>,
@@ -95,6 +97,8 @@ facts! {
         pub topology_changed_before: Vec<String>,
         /// the query's place among the queries both jobs have changed: the INSERTs were reordered
         pub moved_among_queries: bool,
+        /// the query shares its job with another query both scripts have in one script and not in the other: an INSERT moved into or out of a statement set (each INSERT outside one is a job of its own)
+        pub regrouped: bool,
         /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
         pub hints_changed: Vec<String>,
         /// the tables named by the STATE_TTL hints added or removed, as `STATE_TTL.table` (as in hints_changed)
@@ -183,6 +187,7 @@ impl ConfigFacts {
             || !self.skipped_definitions_changed.is_empty()
             || !self.hidden_definitions_changed.is_empty()
             || !self.drops_changed.is_empty()
+            || !self.metadata_changed.is_empty()
             || !self.warnings_added.is_empty()
     }
 }

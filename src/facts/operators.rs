@@ -98,7 +98,7 @@ facts! {
         /// PRIMARY KEY columns, in order
         #[serde(skip_serializing_if = "Option::is_none")]
         pub primary_key: Option<Vec<String>>,
-        /// WITH options about sharding, key=value
+        /// how the table is sharded: WITH options about sharding (key=value), DISTRIBUTED BY (buckets) and PARTITIONED BY (partition columns)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sharding: Option<Vec<String>>,
         /// every WITH option, key=value, sorted (each one that differs is judged by a table_option rule)

@@ -260,6 +260,7 @@ fn plan_statement(
         insert_columns: statement.columns.clone(),
         config_version: statement.config_version,
         ordinal: statement.ordinal,
+        job: statement.job,
     })
 }
 

@@ -111,6 +111,7 @@ pub fn opaque_query(
         insert_columns: statement.columns.clone(),
         config_version: statement.config_version,
         ordinal: statement.ordinal,
+        job: statement.job,
     }
 }
 

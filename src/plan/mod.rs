@@ -328,6 +328,8 @@ pub struct QueryPlan {
     /// Its place among the script's queries (from 1): the definitions of the names it reads
     /// are those in force at its statement (`Catalog::key_at`).
     pub ordinal: usize,
+    /// The job it is submitted in (`QueryStatement::job`): a statement set's INSERTs share one.
+    pub job: usize,
     pub sink: Option<String>,
     pub span: ByteSpan,
     pub operators: Vec<Operator>,
@@ -339,7 +341,7 @@ pub struct QueryPlan {
     pub unions: Vec<Vec<String>>,
     /// Whether a stateful operator may read the output of one of its UNION ALLs (is above it).
     pub union_read_by_state: bool,
-    /// The sink table's primary key and WITH options, canonical; none when undeclared.
+    /// The sink table's primary key, partitioning and WITH options, canonical; none when undeclared.
     pub sink_options: Option<String>,
     /// The sink table's columns as declared; none when undeclared.
     pub sink_columns: Option<Vec<String>>,

@@ -145,6 +145,7 @@ impl<'a> Reuser<'a> {
         query.name = super::builder::query_name(statement);
         query.ordinal = statement.ordinal;
         query.config_version = statement.config_version;
+        query.job = statement.job;
         query.span = places.moved(query.span)?;
         query.rows_span = match query.rows_span {
             Some(span) => Some(places.moved(span)?),

@@ -34,6 +34,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 // Not placed among the queries: judged by the configuration at the end.
                 config_version: usize::MAX,
                 ordinal: usize::MAX,
+                job: usize::MAX,
                 // Old and new pipelines of the same statement pair through this name.
                 sink: Some(name),
                 span: *span,

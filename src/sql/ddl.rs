@@ -50,7 +50,8 @@ fn table(file: &SourceFile, parser: &mut Parser) -> Result<TableDef, ParserError
     }
     loop {
         if parser.parse_keyword(Keyword::COMMENT) {
-            parser.parse_literal_string()?;
+            let text = parser.parse_literal_string()?;
+            def.comments.insert(0, format!("COMMENT '{text}'"));
         } else if word_is(parser, 0, "PARTITIONED") {
             parser.next_token();
             parser.expect_keyword(Keyword::BY)?;
@@ -172,7 +173,8 @@ fn element(file: &SourceFile, parser: &mut Parser, def: &mut TableDef) -> Result
             continue;
         }
         if parser.parse_keyword(Keyword::COMMENT) {
-            parser.parse_literal_string()?;
+            let text = parser.parse_literal_string()?;
+            def.comments.push(format!("{name} COMMENT '{text}'"));
             continue;
         }
         break;
@@ -536,6 +538,7 @@ impl TableDef {
             option_spans: Vec::new(),
             like: None,
             like_options: Vec::new(),
+            comments: Vec::new(),
             query: None,
         }
     }

@@ -400,9 +400,11 @@ fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, 
         }
         parser.expect_token(&Token::RParen)?;
     }
-    if parser.parse_keyword(Keyword::COMMENT) {
-        parser.parse_literal_string()?;
-    }
+    let comment = if parser.parse_keyword(Keyword::COMMENT) {
+        Some(parser.parse_literal_string()?)
+    } else {
+        None
+    };
     parser.expect_keyword(Keyword::AS)?;
     let query = parser.parse_query()?;
     expect_end(parser)?;
@@ -411,6 +413,7 @@ fn parse_create_view(file: &SourceFile, parser: &mut Parser) -> Result<ViewDef, 
         temporary,
         if_not_exists,
         columns,
+        comment,
         query,
     })
 }

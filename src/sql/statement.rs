@@ -154,6 +154,9 @@ pub struct TableDef {
     pub like: Option<Name>,
     /// The LIKE clause's options in order (`INCLUDING ALL`, `EXCLUDING OPTIONS`, ...).
     pub like_options: Vec<LikeOption>,
+    /// The COMMENT clauses, as written: the table's (`COMMENT 'text'`) and each column's
+    /// (`name COMMENT 'text'`), in declaration order. No operator reads them.
+    pub comments: Vec<String>,
     /// `CREATE TABLE t ... AS SELECT ...` (CTAS): the query that fills the table; the table's
     /// columns not declared in the statement are the query's.
     pub query: Option<Box<Query>>,
@@ -237,6 +240,8 @@ pub struct ViewDef {
     /// `IF NOT EXISTS`: a view of that name already declared keeps its definition
     pub if_not_exists: bool,
     pub columns: Vec<String>,
+    /// The view's `COMMENT 'text'`, as written. No operator reads it.
+    pub comment: Option<String>,
     pub query: Box<Query>,
 }
 

@@ -120,7 +120,7 @@ pub fn uses_catalogs(sql: &str) -> bool {
     .contains("USE")
 }
 
-/// Qualifies every table and view name (after FROM, JOIN, INTO, TABLE, VIEW; a LIKE base) with
+/// Qualifies every table and view name (after FROM, JOIN, INTO, OVERWRITE, TABLE, VIEW; a LIKE base) with
 /// `prefix` (`default_catalog.default_database.`), leaving CTEs and qualified names alone.
 /// Whether two CREATE FUNCTION statements of the script declare one name (case-insensitive).
 pub fn declares_a_function_twice(sql: &str) -> bool {
@@ -181,7 +181,7 @@ fn all_cte_names(sql: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The first word of each table or view name of a statement (after FROM, JOIN, INTO, TABLE,
+/// The first word of each table or view name of a statement (after FROM, JOIN, INTO, OVERWRITE, TABLE,
 /// VIEW, a comma of a FROM list, a DDL's LIKE), and whether the name is qualified.
 fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Vec<(usize, bool)> {
     let ddl = words.first().is_some_and(|w| w == "CREATE");
@@ -211,8 +211,15 @@ fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Ve
             let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
             let next = tokens.next_significant(i).map(|n| &tokens.items[n].0);
             let after_name_keyword = matches!(previous, Some(t)
-                if [Keyword::FROM, Keyword::JOIN, Keyword::INTO, Keyword::TABLE, Keyword::VIEW]
-                    .iter()
+                if [
+                    Keyword::FROM,
+                    Keyword::JOIN,
+                    Keyword::INTO,
+                    Keyword::OVERWRITE,
+                    Keyword::TABLE,
+                    Keyword::VIEW,
+                ]
+                .iter()
                     .any(|k| is_word(t, *k))
                     || (ddl && is_word(t, Keyword::LIKE))
                     || (declares && is_word(t, Keyword::EXISTS)));
@@ -680,11 +687,15 @@ fn stores_rows(sql: &str) -> bool {
         })
 }
 
-/// The tables a script writes (`INSERT INTO name`): their column order maps the output.
+/// The tables a script writes (`INSERT INTO name`, `INSERT OVERWRITE name`): their column order
+/// maps the output.
 fn sinks(sql: &str) -> BTreeSet<String> {
     let tokens = Tokens::of(sql);
     (0..tokens.items.len())
-        .filter(|&i| is_word(&tokens.items[i].0, Keyword::INTO))
+        .filter(|&i| {
+            let token = &tokens.items[i].0;
+            is_word(token, Keyword::INTO) || is_word(token, Keyword::OVERWRITE)
+        })
         .filter_map(|i| {
             // The last part of `INTO c.db.name`.
             let mut at = tokens.next_significant(i)?;
