@@ -22,7 +22,7 @@ fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
 }
 
 /// The bounds of `expr`, or of `NOT expr` when `negated`: Flink plans `NOT (rk > 3)`, `(rk <=
-/// 3) IS TRUE` and `rk <= 3` as one Top-N, `NOT (rk <> 1)` and `rk = 1` as one ranking (plan
+/// 3) IS TRUE`, `(rk > 3) IS NOT TRUE` and `rk <= 3` as one Top-N, `NOT (rk <> 1)` and `rk = 1` as one ranking (plan
 /// oracle). The rank is never NULL, so a negated
 /// comparison is the opposite comparison.
 fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Option<Bounds> {
@@ -33,6 +33,10 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         } => return bounds_of(inner, is_rank, !negated),
         Expr::IsTrue(inner) => return bounds_of(inner, is_rank, negated),
         Expr::IsFalse(inner) => return bounds_of(inner, is_rank, !negated),
+        // A comparison of the rank with a constant is never NULL: `c IS NOT TRUE` is `NOT c`,
+        // `c IS NOT FALSE` is `c` (plan lab: `(rk > 3) IS NOT TRUE` plans ranks 1..3).
+        Expr::IsNotTrue(inner) => return bounds_of(inner, is_rank, !negated),
+        Expr::IsNotFalse(inner) => return bounds_of(inner, is_rank, negated),
         _ => {}
     }
     let number = constant_integer;
