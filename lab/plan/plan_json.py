@@ -343,7 +343,8 @@ class Plan:
             right = self._input(nid, 1)
             d["join_type"] = spec.get("joinType")
             lk, rk = spec.get("leftKeys") or [], spec.get("rightKeys") or []
-            d["keys"] = sorted("%s = %s" % (self.field(inp, a).text, self.field(right, b).text) for a, b in zip(lk, rk))
+            # In leftKeys order: Flink keys the join's state by the keys in this order.
+            d["keys"] = ["%s = %s" % (self.field(inp, a).text, self.field(right, b).text) for a, b in zip(lk, rk)]
             non_equi = spec.get("nonEquiCondition")
             if non_equi:
                 d["non_equi"] = self._join_expr(nid, non_equi).text
@@ -365,7 +366,8 @@ class Plan:
                     keys.append("%s = %s" % (self.field(inp, v.get("index")).text, col))
                 else:
                     keys.append("%s = %s" % (v.get("literal", {}).get("value", "constant"), col))
-            d["keys"] = sorted(keys)
+            # In the plan's lookupKeys order (the looked-up table's column order).
+            d["keys"] = keys
             d["async"] = bool(node.get("asyncOptions"))
         if kind == "match":
             spec = node.get("matchSpec", {})

@@ -931,11 +931,22 @@ impl<'a> Builder<'a> {
 
     /// A plain SELECT list over a relation.
     pub fn project(&mut self, select: &Select, input: &Relation) -> Result<Relation> {
+        // `SELECT *` without a WHERE computes nothing: no calculation step after a window TVF
+        // (plan oracle: a TVF read through `WITH w AS (SELECT * FROM TABLE(TUMBLE(...)))` plans
+        // the same window aggregate as the TVF read directly).
+        let identity = select.selection.is_none()
+            && select.distinct.is_none()
+            && matches!(select.projection.as_slice(), [SelectItem::Wildcard(options)]
+                if options.opt_exclude.is_none()
+                    && options.opt_except.is_none()
+                    && options.opt_replace.is_none()
+                    && options.opt_rename.is_none()
+                    && options.opt_ilike.is_none());
         let mut output = Relation {
             base_tables: input.base_tables.clone(),
             filters: input.filters.clone(),
             window: input.window.clone(),
-            window_steps: input.window_steps + usize::from(input.window.is_some()),
+            window_steps: input.window_steps + usize::from(input.window.is_some() && !identity),
             ..Default::default()
         };
         for item in &select.projection {

@@ -379,6 +379,14 @@ impl<'a> Converter<'a> {
                         months: -months,
                     },
                     (UnaryOperator::Plus, _) => value,
+                    // `-(-x)` is `x`, of `x`'s type (plan oracle: Flink plans `SUM(-(-q))`
+                    // as `SUM(q)`, `GROUP BY -(-k)` as `GROUP BY k`); a window's key keeps
+                    // it, as it keeps the arithmetic identities (`window_key`).
+                    (UnaryOperator::Minus, CExpr::Unary { op, operand })
+                        if op == "-" && !self.keep_identities =>
+                    {
+                        operand.as_ref().clone()
+                    }
                     _ => CExpr::Unary {
                         op: op.to_string().to_uppercase(),
                         operand: Box::new(value),
@@ -920,7 +928,7 @@ impl<'a> Converter<'a> {
         if builtin_aggregate {
             self.aggregates = saved;
         }
-        let (mut args, distinct) = converted?;
+        let (mut args, mut distinct) = converted?;
         // Flink plans COUNT of a constant that is not NULL (`COUNT(1)`, `COUNT('x')`) as
         // COUNT(*): one aggregate, one state (plan oracle: count-star-vs-count-one).
         if name == "COUNT"
@@ -934,6 +942,13 @@ impl<'a> Converter<'a> {
             None => None,
         };
         let origin = self.origin_of(&name);
+        // The built-in MAX and MIN of the distinct values are MAX and MIN: Flink drops the
+        // DISTINCT (plan oracle: `MAX(DISTINCT x)` plans `MAX(x)`, one state). The display
+        // keeps it as written.
+        let written_distinct = distinct;
+        if distinct && origin == FunctionOrigin::Builtin && matches!(name.as_str(), "MAX" | "MIN") {
+            distinct = false;
+        }
         // A function renamed with its implementation kept is compared under its old name.
         let name = match origin {
             FunctionOrigin::Declared(_) => self.catalog.compared_function_name(name),
@@ -977,7 +992,12 @@ impl<'a> Converter<'a> {
         let inner_display = call.display(self.qualify_display);
         let strip = |s: &str| s[name.len() + 1..].to_string();
         let mut canonical = format!("{text}{}", strip(&inner_canonical));
-        let mut display = format!("{text}{}", strip(&inner_display));
+        let shown = if written_distinct && !distinct {
+            format!("{name}(DISTINCT ")
+        } else {
+            text.clone()
+        };
+        let mut display = format!("{shown}{}", strip(&inner_display));
         if let Some(filter) = &filter {
             canonical.push_str(&format!(" FILTER (WHERE {})", filter.canonical()));
             display.push_str(&format!(

@@ -18,7 +18,9 @@
 //!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`, as Flink expands it; `x >= v AND x <= v` is
 //!   `x = v`;
 //! - in a condition (WHERE, HAVING, ON, an aggregate's FILTER, a CASE's WHEN), where NULL and
-//!   FALSE both reject, `c IS TRUE` is `c` and `c IS FALSE` is `NOT c`;
+//!   FALSE both reject, `c IS TRUE` is `c` and `c IS FALSE` is `NOT c`, a NULL term is FALSE
+//!   (`x OR CAST(NULL AS BOOLEAN)` is `x`), and an OR's term implied by another is dropped
+//!   (`a OR (a AND b)` is `a`);
 //! - `CASE x WHEN v THEN r END` is `CASE WHEN x = v THEN r END`; a missing ELSE is `ELSE NULL`;
 //! - `CAST('2024-1-1' AS DATE)` and `DATE '2024-1-1'` are `DATE '2024-01-01'`, `CAST('10:00:00'
 //!   AS TIME)` is `TIME '10:00:00'`, `CAST(100 AS INT)` is `100`; compared with a value, an
@@ -156,8 +158,32 @@ fn junction_in(op: &str, terms: Vec<CExpr>, condition: bool) -> CExpr {
     for term in terms {
         splice(op, term, &mut flat);
     }
+    if condition && op == "OR" {
+        absorb(&mut flat);
+    }
     let combined = super::ranges::combine(op, flat, &junction_plain, condition);
     junction_plain(op, combined)
+}
+
+/// Absorption in a condition's OR: a term whose conjuncts include all of another term's is
+/// implied by it (`a OR (a AND b)` is `a`, also where `a` is NULL); Flink's simplifier drops it
+/// (plan lab: cases/group_aggregate/filter-or-absorbed-term.yaml). Not `a AND (a OR b)`, which
+/// Flink plans otherwise.
+fn absorb(terms: &mut Vec<CExpr>) {
+    let sets: Vec<std::collections::BTreeSet<String>> = terms
+        .iter()
+        .map(|t| t.clone().conjuncts().iter().map(CExpr::canonical).collect())
+        .collect();
+    let implied: Vec<bool> = (0..sets.len())
+        .map(|i| {
+            (0..sets.len()).any(|j| sets[j].len() < sets[i].len() && sets[j].is_subset(&sets[i]))
+        })
+        .collect();
+    let mut index = 0;
+    terms.retain(|_| {
+        index += 1;
+        !implied[index - 1]
+    });
 }
 
 /// [`junction`] without combining comparisons.
@@ -664,6 +690,14 @@ pub fn as_condition(expr: CExpr) -> CExpr {
                 Some(condition) => as_condition(condition),
                 None => CExpr::Literal("NULL".into()),
             }
+        }
+        // A NULL condition rejects as FALSE does: `x OR CAST(NULL AS BOOLEAN)` is `x` (plan
+        // lab: cases/group_aggregate/filter-or-null-term.yaml).
+        CExpr::Literal(text) if text == "NULL" => CExpr::Literal("FALSE".into()),
+        CExpr::Call { name, args }
+            if name == "CAST" && matches!(args.first(), Some(CExpr::Literal(t)) if t == "NULL") =>
+        {
+            CExpr::Literal("FALSE".into())
         }
         // `x LIKE '%'` matches every text: it is `x IS NOT NULL` (plan oracle).
         CExpr::Binary { op, left, right }

@@ -22,7 +22,8 @@ fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
 }
 
 /// The bounds of `expr`, or of `NOT expr` when `negated`: Flink plans `NOT (rk > 3)`, `(rk <=
-/// 3) IS TRUE` and `rk <= 3` as one Top-N (plan oracle). The rank is never NULL, so a negated
+/// 3) IS TRUE`, `(rk > 3) IS NOT TRUE` and `rk <= 3` as one Top-N, `NOT (rk <> 1)` and `rk = 1` as one ranking (plan
+/// oracle). The rank is never NULL, so a negated
 /// comparison is the opposite comparison.
 fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Option<Bounds> {
     match expr {
@@ -32,6 +33,10 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         } => return bounds_of(inner, is_rank, !negated),
         Expr::IsTrue(inner) => return bounds_of(inner, is_rank, negated),
         Expr::IsFalse(inner) => return bounds_of(inner, is_rank, !negated),
+        // A comparison of the rank with a constant is never NULL: `c IS NOT TRUE` is `NOT c`,
+        // `c IS NOT FALSE` is `c` (plan lab: `(rk > 3) IS NOT TRUE` plans ranks 1..3).
+        Expr::IsNotTrue(inner) => return bounds_of(inner, is_rank, !negated),
+        Expr::IsNotFalse(inner) => return bounds_of(inner, is_rank, negated),
         _ => {}
     }
     let number = constant_integer;
@@ -98,6 +103,7 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         (true, BinaryOperator::LtEq) => BinaryOperator::Gt,
         (true, BinaryOperator::Gt) => BinaryOperator::LtEq,
         (true, BinaryOperator::GtEq) => BinaryOperator::Lt,
+        (true, BinaryOperator::NotEq) => BinaryOperator::Eq,
         (true, _) => return None,
     };
     match op {
@@ -106,6 +112,42 @@ fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Opt
         BinaryOperator::Lt => Some((None, Some(n - 1))),
         BinaryOperator::GtEq => Some((Some(n), None)),
         BinaryOperator::Gt => Some((Some(n + 1), None)),
+        _ => None,
+    }
+}
+
+/// The ranks `expr` (or `NOT expr` when `negated`) excludes, when that is all it does: `rk <>
+/// n`, `NOT (rk = n)`, `rk NOT IN (n, m)`.
+fn excluded_ranks(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Option<Vec<i64>> {
+    match expr {
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr: inner,
+        } => excluded_ranks(inner, is_rank, !negated),
+        Expr::Nested(inner) => excluded_ranks(inner, is_rank, negated),
+        Expr::In {
+            expr: value,
+            target: sqlparser::ast::InTarget::List(list),
+            negated: not_in,
+            ..
+        } if is_rank(value) && *not_in != negated => list.iter().map(constant_integer).collect(),
+        Expr::BinaryOp { left, op, right } => {
+            let wanted = if negated {
+                BinaryOperator::Eq
+            } else {
+                BinaryOperator::NotEq
+            };
+            if *op != wanted {
+                return None;
+            }
+            if is_rank(left) {
+                Some(vec![constant_integer(right)?])
+            } else if is_rank(right) {
+                Some(vec![constant_integer(left)?])
+            } else {
+                None
+            }
+        }
         _ => None,
     }
 }
@@ -189,8 +231,27 @@ pub fn rank_filter<'s>(
     pending: &PendingRank,
 ) -> RankFilter<'s> {
     let is_rank = |e: &Expr| names_rank(input, pending, e);
+    let reads_rank = |term: &Expr| {
+        sqlparser::ast::visit_expressions(term, |e| {
+            if is_rank(e) {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
+        .is_break()
+    };
     let mut bounds: Bounds = (pending.start, None);
     let mut terms = Vec::new();
+    // A term beside the bounds that reads the rank without bounding it (`rk <= 3 AND rk <> 2`)
+    // leaves no Top-N: Flink plans an OVER aggregate and the whole filter after it (plan lab:
+    // cases/top_n/rank-filter-with-unbounded-rank-term.yaml). So does such a term of a query
+    // between the ranking and this one.
+    // A term excluding ranks outside the range only is implied by it: Flink's simplifier drops
+    // it (`rn = 1 AND rn <> 2` plans the deduplication of `rn = 1`: plan lab).
+    let placeholder = pending.placeholder();
+    let mut unbounded = pending.above.iter().any(|t| t.contains(&placeholder));
+    let mut excluded: Vec<i64> = Vec::new();
     for &term in candidates {
         if let Some((low, high)) = rank_bounds(term, &is_rank) {
             bounds.0 = bounds.0.max(low);
@@ -199,9 +260,17 @@ pub fn rank_filter<'s>(
                 (a, b) => a.or(b),
             };
             terms.push(term);
+        } else if let Some(values) = excluded_ranks(term, &is_rank, false) {
+            excluded.extend(values);
+            terms.push(term);
+        } else if reads_rank(term) {
+            unbounded = true;
         }
     }
-    let range = bounds.1.map(|high| (bounds.0.unwrap_or(1), high));
+    let range = bounds
+        .1
+        .map(|high| (bounds.0.unwrap_or(1), high))
+        .filter(|(low, high)| !unbounded && !excluded.iter().any(|n| low <= n && n <= high));
     RankFilter {
         terms,
         range,
@@ -655,6 +724,27 @@ pub struct RankBelow {
     pub rank: CExpr,
 }
 
+/// The rank `n` of a normalized `rank <> n`.
+fn excluded_rank(term: &CExpr, rank: &CExpr) -> Option<i64> {
+    match term {
+        CExpr::Binary { op, left, right } if op == "<>" => {
+            let (value, n) = if is_rank_value(left, rank) {
+                (left, right)
+            } else {
+                (right, left)
+            };
+            if !is_rank_value(value, rank) {
+                return None;
+            }
+            match n.as_ref() {
+                CExpr::Literal(text) => text.parse().ok(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Whether `value` is the rank number `rank`, also through the identities Flink's planner
 /// reduces before it plans the rank (`rk + 0`, `0 + rk`, `rk - 0`, `rk * 1`, `1 * rk`,
 /// `rk / 1`: [`super::fold::identity_operand`], plan oracle; `rk + 1` is another value, left as
@@ -722,13 +812,53 @@ pub fn narrow_below(
     };
     let (mut start, mut end) = (ranking.rank_start, ranking.rank_end);
     let mut taken = Vec::new();
+    let mut others = Vec::new();
     for (i, term) in terms.iter().enumerate() {
         if let Some((low, high)) = term_bounds(term, &below.rank) {
             start = start.max(low.unwrap_or(start));
             end = end.min(high.unwrap_or(end));
             taken.push(i);
+        } else if term.contains(&below.rank) {
+            others.push(i);
         }
     }
+    // A term above that reads the rank without bounding it is merged into the rank's filter
+    // too, and then Flink plans no Top-N but an OVER aggregate with the filter after it (plan
+    // lab: cases/top_n/rank-filter-above-with-unbounded-rank-term.yaml); `rk <> n` with `n`
+    // outside the range is implied by it and dropped.
+    for &i in &others {
+        match excluded_rank(&terms[i], &below.rank) {
+            Some(n) if n < start || n > end => taken.push(i),
+            _ => {
+                let fingerprint = format!(
+                    "{} over {}",
+                    below.rank.canonical(),
+                    serde_json::Value::Object(op.rule_facts().clone())
+                );
+                let mut opaque = Operator::new(
+                    OperatorKind::Opaque,
+                    "stream-exec-over-aggregate",
+                    op.span.union(span),
+                );
+                opaque.put(&crate::facts::operators::OpaqueFacts {
+                    flink_kind: "over_aggregate".into(),
+                    fingerprint,
+                    reason: "a ranking whose rank is filtered beside its range by a term that \
+                             reads it without bounding it (`rk <= 3 AND rk <> 2`) is not modelled \
+                             yet: Flink plans an OVER aggregate with the filter after it"
+                        .into(),
+                    ..Default::default()
+                });
+                opaque.fact_spans.insert(
+                    crate::facts::operators::OpaqueFacts::fingerprint,
+                    opaque.span,
+                );
+                *op = opaque;
+                return;
+            }
+        }
+    }
+    taken.sort_unstable();
     if taken.is_empty() || start > end {
         return;
     }

@@ -165,7 +165,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             if let Some(t) = text(get("join_type")) {
                 attrs.insert("join_type", t);
             }
-            attrs.insert("keys", equi_terms(strs(get("conditions"))));
+            attrs.insert("keys", key_pairs(strs(get("join_keys"))));
         }
         OperatorKind::LookupJoin => {
             if let Some(t) = text(get("join_type")) {
@@ -247,23 +247,17 @@ fn over_aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     calls.join(", ")
 }
 
-/// Flink's `l = r` key pairs as a sorted set of `a = b` with each side a field, sides sorted.
+/// Join key pairs `a = b` in order (Flink keys a join's state by its keys in the order its
+/// condition writes them: the plan's `leftKeys`), each pair's sides sorted; a pair written
+/// twice counts once, where it is first written.
 fn key_pairs<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    let mut pairs: Vec<String> = items.into_iter().filter_map(pair).collect();
-    pairs.sort();
-    pairs.dedup();
+    let mut pairs: Vec<String> = Vec::new();
+    for p in items.into_iter().filter_map(pair) {
+        if !pairs.contains(&p) {
+            pairs.push(p);
+        }
+    }
     pairs.join(", ")
-}
-
-/// The tool's condition terms that equate what one input computes with what the other computes:
-/// the join keys (each side reads columns, of tables the other side does not read).
-fn equi_terms<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    key_pairs(items.into_iter().filter(|t| {
-        normal::split_equality(t).is_some_and(|(a, b)| {
-            let (ta, tb) = (normal::tables_read(a), normal::tables_read(b));
-            !ta.is_empty() && !tb.is_empty() && ta.is_disjoint(&tb)
-        })
-    }))
 }
 
 fn pair(term: &str) -> Option<String> {
