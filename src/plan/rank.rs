@@ -21,10 +21,10 @@ fn rank_bounds(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool) -> Option<Bounds> {
     bounds_of(expr, is_rank, false)
 }
 
-/// The bounds of `expr`, or of `NOT expr` when `negated`: Flink plans `NOT (rk > 3)`, `(rk <=
-/// 3) IS TRUE`, `(rk > 3) IS NOT TRUE` and `rk <= 3` as one Top-N, `NOT (rk <> 1)` and `rk = 1` as one ranking (plan
-/// oracle). The rank is never NULL, so a negated
-/// comparison is the opposite comparison.
+/// The bounds of `expr`, or of `NOT expr` when `negated`: Flink plans `NOT (rk > 3)`,
+/// `(rk <= 3) IS TRUE`, `(rk > 3) IS NOT TRUE` and `rk <= 3` as one Top-N, `NOT (rk <> 1)` and
+/// `rk = 1` as one ranking (plan oracle). The rank is never NULL, so a negated comparison is
+/// the opposite comparison.
 fn bounds_of(expr: &Expr, is_rank: &dyn Fn(&Expr) -> bool, negated: bool) -> Option<Bounds> {
     match expr {
         Expr::UnaryOp {
