@@ -593,8 +593,8 @@ pub fn build(
 }
 
 /// Puts the ranking's input row in the order Flink gives it: the source columns it reads in
-/// their tables' order (the FROM's) and, within a table, in the order of its scan (the DDL's,
-/// metadata columns last: `source_table::scan_position`), then what is
+/// their tables' order (the FROM's) and, within a table, in the order of its DDL (a metadata
+/// column where it is declared: plan lab), then what is
 /// computed from them. Flink prunes the columns beneath a Rank or Deduplicate by position in the
 /// scan (a view or subquery that lists them in another order changes nothing), and keys the
 /// state by the partition columns in that order: a DDL that declares them in another order
@@ -617,7 +617,7 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         .chain(pending.order.iter().map(|(o, ..)| o))
         .collect();
     // A table without DDL has an order nobody knows, the same on both sides: by name.
-    type Place = (usize, usize, (u8, usize), String);
+    type Place = (usize, usize, usize, String);
     let position = |canonical: &String| -> Option<Place> {
         let expr = exprs.iter().find(|e| e.canonical() == *canonical)?;
         let CExpr::Column { table, column } = expr else {
@@ -634,10 +634,10 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
             .unwrap_or(pending.tables.len());
         match b.table(name) {
             Some(t) => {
-                let at = super::source_table::scan_position(&t.def, column)?;
+                let at = t.def.columns.iter().position(|d| d.name == *column)?;
                 Some((order, instance, at, String::new()))
             }
-            None => Some((order, instance, (u8::MAX, 0), column.clone())),
+            None => Some((order, instance, usize::MAX, column.clone())),
         }
     };
     let places: Vec<Option<Place>> = schema.iter().map(position).collect();

@@ -121,7 +121,8 @@ pub fn source_operators(
 /// Where a column of a table comes in the row its scan produces: the physical columns in the
 /// order of the DDL, then the metadata columns in theirs (Flink's scan appends the metadata),
 /// then the computed ones (a Calc after the scan computes them). `None` for an unknown column.
-pub fn scan_position(def: &crate::sql::TableDef, column: &str) -> Option<(u8, usize)> {
+/// (The ChangelogNormalize sits on the scan itself; the operators above see the DDL order.)
+fn scan_position(def: &crate::sql::TableDef, column: &str) -> Option<(u8, usize)> {
     let at = def.columns.iter().position(|c| c.name == column)?;
     let kind = match def.columns[at].kind {
         ColumnKind::Physical { .. } => 0,
