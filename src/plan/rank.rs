@@ -382,6 +382,7 @@ pub fn pending(
         span,
         input: Vec::new(),
         input_open_tables: Vec::new(),
+        tables: input.base_tables.clone(),
         beneath: super::window::with_expansion(input),
         where_span: select.selection.as_ref().map(|w| b.span(w)),
         above: Vec::new(),
@@ -531,6 +532,7 @@ pub fn build(
             schema.push(key.clone());
         }
     }
+    physical_order(b, &pending, &mut schema);
     let values: Vec<String> = schema
         .iter()
         .filter(|c| !partition.contains(c) && !order_keys.contains(c))
@@ -657,6 +659,67 @@ pub fn build(
     b.operators.push(op);
     super::join_finish::carry_all_beneath_ranking(b, b.operators.len() - 1);
     Ok(below)
+}
+
+/// Puts the ranking's input row in the order Flink gives it: the source columns it reads in
+/// their tables' order (the FROM's) and, within a table, in the order of its DDL (a metadata
+/// column where it is declared: plan lab), then what is
+/// computed from them. Flink prunes the columns beneath a Rank or Deduplicate by position in the
+/// scan (a view or subquery that lists them in another order changes nothing), and keys the
+/// state by the partition columns in that order: a DDL that declares them in another order
+/// changes the key's layout (and the stored row's), however PARTITION BY writes them (plan
+/// oracle: the `partition` fields and row type of Rank and Deduplicate after a DDL column
+/// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
+/// as it is.
+fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
+    fn stateful(e: &CExpr) -> bool {
+        matches!(e, CExpr::Derived(_)) || e.children().into_iter().any(stateful)
+    }
+    if pending.input.iter().any(|c| stateful(&c.expr)) {
+        return;
+    }
+    let exprs: Vec<&CExpr> = pending
+        .input
+        .iter()
+        .map(|c| &c.expr)
+        .chain(pending.partition.iter().map(|(p, _)| p))
+        .chain(pending.order.iter().map(|(o, ..)| o))
+        .collect();
+    // A table without DDL has an order nobody knows, the same on both sides: by name.
+    type Place = (usize, usize, usize, String);
+    let position = |canonical: &String| -> Option<Place> {
+        let expr = exprs.iter().find(|e| e.canonical() == *canonical)?;
+        let CExpr::Column { table, column } = expr else {
+            return None;
+        };
+        let (name, instance) = match table.rsplit_once('#') {
+            Some((name, n)) => (name, n.parse::<usize>().unwrap_or(0)),
+            None => (table.as_str(), 1),
+        };
+        let order = pending
+            .tables
+            .iter()
+            .position(|t| t == name)
+            .unwrap_or(pending.tables.len());
+        match b.table(name) {
+            Some(t) => {
+                let at = t.def.columns.iter().position(|d| d.name == *column)?;
+                Some((order, instance, at, String::new()))
+            }
+            None => Some((order, instance, usize::MAX, column.clone())),
+        }
+    };
+    let places: Vec<Option<Place>> = schema.iter().map(position).collect();
+    let mut indexed: Vec<(usize, &Option<Place>)> = places.iter().enumerate().collect();
+    // Plain source columns first, by table and DDL position; the rest after, as they were.
+    indexed.sort_by(|(i, a), (j, b)| match (a, b) {
+        (Some(a), Some(b)) => a.cmp(b).then(i.cmp(j)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => i.cmp(j),
+    });
+    let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
+    schema.clone_from_slice(&reordered);
 }
 
 /// Whether `expr` is computed from the ranking's own columns (and its rank number) only.

@@ -60,6 +60,9 @@ pub struct PendingRank {
     /// The columns of the SELECT that holds the ROW_NUMBER (set once its output is known).
     pub input: Vec<Column>,
     pub input_open_tables: Vec<String>,
+    /// The tables the ranking's FROM reads, in its order (a join's left input first): the order
+    /// of their columns in the ranking's input row.
+    pub tables: Vec<String>,
     /// The filter terms beneath the ranking (its own SELECT's WHERE and below), and that WHERE.
     pub beneath: Vec<CExpr>,
     pub where_span: Option<ByteSpan>,

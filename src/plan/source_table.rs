@@ -94,15 +94,16 @@ pub fn source_operators(
                 if normalized(&table.def, cdc_duplicate) {
                     // Keyed by the primary key, the state's row holds it whether read or not.
                     let key = table.def.primary_key.as_deref().unwrap_or_default();
-                    let read = table
+                    // In the order of the scan's row: its layout is the state's (plan lab:
+                    // the ChangelogNormalize's row type after a DDL column reorder).
+                    let mut read: Vec<&ColumnDef> = table
                         .def
                         .columns
                         .iter()
-                        .map(|c| c.name.clone())
-                        .filter(|c| key.contains(c) || op.context.read.contains(c))
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
+                        .filter(|c| key.contains(&c.name) || op.context.read.contains(&c.name))
                         .collect();
+                    read.sort_by_key(|c| scan_position(&table.def, &c.name));
+                    let read: Vec<String> = read.into_iter().map(|c| c.name.clone()).collect();
                     // The key is read too (the state is keyed by it), named by the query or not.
                     for column in key {
                         if !op.context.read.contains(column) {
@@ -115,6 +116,20 @@ pub fn source_operators(
             op
         })
         .collect()
+}
+
+/// Where a column of a table comes in the row its scan produces: the physical columns in the
+/// order of the DDL, then the metadata columns in theirs (Flink's scan appends the metadata),
+/// then the computed ones (a Calc after the scan computes them). `None` for an unknown column.
+/// (The ChangelogNormalize sits on the scan itself; the operators above see the DDL order.)
+fn scan_position(def: &crate::sql::TableDef, column: &str) -> Option<(u8, usize)> {
+    let at = def.columns.iter().position(|c| c.name == column)?;
+    let kind = match def.columns[at].kind {
+        ColumnKind::Physical { .. } => 0,
+        ColumnKind::Metadata { .. } => 1,
+        ColumnKind::Computed { .. } => 2,
+    };
+    Some((kind, at))
 }
 
 /// The filter terms of a query without another stateful operator, on each source Flink

@@ -98,14 +98,29 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
     if let GroupByExpr::Expressions(keys, _) = &select.group_by {
         exprs.extend(keys.iter());
     }
-    let mut read: Vec<String> = outer
+    let referenced: Vec<String> = outer
         .referenced_columns(exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();
-    // A set: the order the table declares its columns in is not what the join compares.
-    read.sort();
-    read.dedup();
+    // In the order of the enclosing rows (a table's DDL, a view's SELECT list): the join stores
+    // them in that order, pruned (plan lab: the semi / anti join's row type after a DDL column
+    // reorder, and beneath a view listing the columns in another order). What is not one of
+    // its columns (a table without DDL) follows, sorted.
+    let mut read: Vec<String> = Vec::new();
+    for column in outer.columns.iter() {
+        let canonical = column.expr.canonical();
+        if referenced.contains(&canonical) && !read.contains(&canonical) {
+            read.push(canonical);
+        }
+    }
+    let mut rest: Vec<String> = referenced
+        .into_iter()
+        .filter(|c| !read.contains(c))
+        .collect();
+    rest.sort();
+    rest.dedup();
+    read.extend(rest);
     let rows = format!("[{}]{}", read.join(", "), outer.rows_lineage());
     for subquery in found {
         let description = format!(

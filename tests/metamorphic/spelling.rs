@@ -669,18 +669,27 @@ fn uses_star(sql: &str) -> bool {
 }
 
 /// Whether the script may plan an operator that stores its input rows (OVER, joins, rankings,
-/// sorts, MATCH_RECOGNIZE): Flink lays those rows out in the order of the table's columns
-/// (checked with Flink 2.3: `OverAggregate(select=[price, ts, ...])` follows the DDL), so
-/// reordering the DDL changes their state and is no equivalent rewrite there.
+/// sorts, MATCH_RECOGNIZE, the joins of IN / EXISTS / ANY subqueries): Flink lays those rows
+/// out in the order of the table's columns (checked with Flink 2.3:
+/// `OverAggregate(select=[price, ts, ...])` follows the DDL), so
+/// reordering the DDL changes their state and is no equivalent rewrite there. So does the
+/// ChangelogNormalize Flink plans after an upsert source, or a CDC source under
+/// `table.exec.source.cdc-events-duplicate`: it stores the last row per key, its columns in the
+/// scan's order (plan lab: cases/source/upsert-ddl-columns-reordered.yaml).
 fn stores_rows(sql: &str) -> bool {
     let tokens = Tokens::of(sql);
     let listed = !from_list_items(&tokens).is_empty();
+    let normalized = tokens.items.iter().any(|(t, _)| {
+        matches!(t, Token::SingleQuotedString(s)
+            if s.to_lowercase().contains("upsert") || s == "table.exec.source.cdc-events-duplicate")
+    });
     listed
+        || normalized
         || tokens.items.iter().any(|(t, _)| {
             matches!(t, Token::Word(w) if w.quote_style.is_none() && [
                 "OVER", "JOIN", "MATCH_RECOGNIZE", "ORDER", "LIMIT", "FETCH", "OFFSET",
                 "ROW_NUMBER", "RANK", "DENSE_RANK", "EXISTS", "IN", "UNION", "INTERSECT",
-                "EXCEPT", "DISTINCT",
+                "EXCEPT", "DISTINCT", "ANY", "SOME", "ALL",
             ]
             .iter()
             .any(|k| w.value.eq_ignore_ascii_case(k)))
