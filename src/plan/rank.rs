@@ -663,8 +663,7 @@ pub fn build(
 
 /// Puts the ranking's input row in the order Flink gives it: the source columns it reads in
 /// their tables' order (the FROM's) and, within a table, in the order of its DDL (a metadata
-/// column where it is declared: plan lab), then what is
-/// computed from them. Flink prunes the columns beneath a Rank or Deduplicate by position in the
+/// column where it is declared: plan lab), then what is computed from them. Flink prunes the columns beneath a Rank or Deduplicate by position in the
 /// scan (a view or subquery that lists them in another order changes nothing), and keys the
 /// state by the partition columns in that order: a DDL that declares them in another order
 /// changes the key's layout (and the stored row's), however PARTITION BY writes them (plan
@@ -678,17 +677,26 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
     if pending.input.iter().any(|c| stateful(&c.expr)) {
         return;
     }
-    let exprs: Vec<&CExpr> = pending
+    // By canonical text, the first of each: a wide row must not be searched once per column.
+    let mut exprs: std::collections::HashMap<String, &CExpr> = std::collections::HashMap::new();
+    for expr in pending
         .input
         .iter()
         .map(|c| &c.expr)
         .chain(pending.partition.iter().map(|(p, _)| p))
         .chain(pending.order.iter().map(|(o, ..)| o))
-        .collect();
+    {
+        exprs.entry(expr.canonical()).or_insert(expr);
+    }
+    // Each table's column positions, indexed once: not a scan of its DDL per column.
+    let mut declared: std::collections::HashMap<
+        &str,
+        Option<std::collections::HashMap<&str, usize>>,
+    > = std::collections::HashMap::new();
     // A table without DDL has an order nobody knows, the same on both sides: by name.
     type Place = (usize, usize, usize, String);
     let position = |canonical: &String| -> Option<Place> {
-        let expr = exprs.iter().find(|e| e.canonical() == *canonical)?;
+        let expr = *exprs.get(canonical)?;
         let CExpr::Column { table, column } = expr else {
             return None;
         };
@@ -701,9 +709,18 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
             .iter()
             .position(|t| t == name)
             .unwrap_or(pending.tables.len());
-        match b.table(name) {
-            Some(t) => {
-                let at = t.def.columns.iter().position(|d| d.name == *column)?;
+        let columns = declared.entry(name).or_insert_with(|| {
+            b.table(name).map(|t| {
+                let mut at = std::collections::HashMap::new();
+                for (i, d) in t.def.columns.iter().enumerate() {
+                    at.entry(d.name.as_str()).or_insert(i);
+                }
+                at
+            })
+        });
+        match columns {
+            Some(columns) => {
+                let at = *columns.get(column.as_str())?;
                 Some((order, instance, at, String::new()))
             }
             None => Some((order, instance, usize::MAX, column.clone())),
