@@ -631,6 +631,21 @@ impl<'a> Builder<'a> {
                 input.filters.retain(|f| f.canonical() != value.canonical());
             }
         }
+        // A rank bound taken from the WHERE still rejects the nulls an outer join pads with.
+        let consumed_where: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .filter(|t| consumed.iter().any(|c| std::ptr::eq(*c, *t)))
+            .collect();
+        if !consumed_where.is_empty() && !joins.is_empty() {
+            let mut bounds = Vec::new();
+            for term in &consumed_where {
+                let (condition, _) = join_finish::written_condition(self, &input, term)?;
+                bounds.extend(condition.conjuncts());
+            }
+            let at = select.selection.as_ref().map(|w| self.span(w));
+            join_finish::reject_nulls(&mut joins, &bounds, at);
+        }
         let mut unfiltered = Vec::new();
         let ranked_from = self.operators.len();
         let mut built_ranks = Vec::new();
