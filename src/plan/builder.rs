@@ -631,6 +631,21 @@ impl<'a> Builder<'a> {
                 input.filters.retain(|f| f.canonical() != value.canonical());
             }
         }
+        // A rank bound taken from the WHERE still rejects the nulls an outer join pads with.
+        let consumed_where: Vec<&Expr> = where_conjuncts
+            .iter()
+            .copied()
+            .filter(|t| consumed.iter().any(|c| std::ptr::eq(*c, *t)))
+            .collect();
+        if !consumed_where.is_empty() && !joins.is_empty() {
+            let mut bounds = Vec::new();
+            for term in &consumed_where {
+                let (condition, _) = join_finish::written_condition(self, &input, term)?;
+                bounds.extend(condition.conjuncts());
+            }
+            let at = select.selection.as_ref().map(|w| self.span(w));
+            join_finish::reject_nulls(&mut joins, &bounds, at);
+        }
         let mut unfiltered = Vec::new();
         let ranked_from = self.operators.len();
         let mut built_ranks = Vec::new();
@@ -876,12 +891,23 @@ impl<'a> Builder<'a> {
                     if super::functions::GroupWindowKind::from_name(&f.name.to_string()).is_some())
             })
             .collect();
+        // A key some grouping set leaves out reads, beneath, as the Expand's output: a filter on
+        // it is not the same filter as one on the column beneath the Expand, and stops there.
+        let in_every_set = aggregate::keys_in_every_set(self, input, &exprs)?;
         let mut keys_out = Vec::new();
+        let mut expanded_keys = Vec::new();
         for key in aggregate::keys_of_sets(self, input, &exprs)? {
+            let beneath = if in_every_set.contains(&key) {
+                key.clone()
+            } else {
+                let beneath = pushdown::expanded(&key);
+                expanded_keys.push((key.clone(), beneath.clone()));
+                beneath
+            };
             let suffix = format!("]:{}", key.canonical());
             for column in output.columns.iter() {
                 if matches!(&column.expr, CExpr::Derived(t) if t.ends_with(&suffix)) {
-                    keys_out.push((column.expr.clone(), key.clone()));
+                    keys_out.push((column.expr.clone(), beneath.clone()));
                 }
             }
         }
@@ -911,7 +937,17 @@ impl<'a> Builder<'a> {
             // Read as the aggregate reads it: its calls (DISTINCT, FILTER too) are computed.
             let mut conv = self.converter();
             conv.aggregates = Some(Vec::new());
-            let terms = conv.condition(input, having)?.conjuncts();
+            // A HAVING reads the keys as the Expand outputs them.
+            let terms: Vec<CExpr> = conv
+                .condition(input, having)?
+                .conjuncts()
+                .into_iter()
+                .map(|t| {
+                    expanded_keys
+                        .iter()
+                        .fold(t, |t, (key, beneath)| t.replaced(key, beneath))
+                })
+                .collect();
             let span = self.span(having);
             for term in &terms {
                 self.filter_spans.entry(term.canonical()).or_insert(span);

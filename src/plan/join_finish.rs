@@ -255,6 +255,16 @@ pub fn carry_all_beneath_ranking(b: &mut Builder, rank: usize) {
     }
 }
 
+/// The outer joins of a SELECT whose WHERE bounds the rank number of a ranking beneath their
+/// padded side (`LEFT JOIN ranked r ... WHERE r.rk <= 3`): the bound becomes the Top-N's range,
+/// and, as any comparison above the join, rejects the padded rows (Flink plans an inner join;
+/// a bound written in ON leaves the join outer).
+pub fn reject_nulls(pending: &mut [PendingJoin], terms: &[CExpr], span: Option<ByteSpan>) {
+    for join in pending {
+        simplify_outer_join(join, terms, span);
+    }
+}
+
 /// An outer join whose WHERE rejects the nulls of a padded side is planned as an inner join
 /// (a FULL join as LEFT or RIGHT): its type, and which ON terms filter an input, follow.
 fn simplify_outer_join(

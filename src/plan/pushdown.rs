@@ -44,8 +44,26 @@ impl PlannedAggregate {
     }
 }
 
+/// The name of the call marking a grouping key as the Expand of grouping sets outputs it
+/// (NULL in the sets without it).
+const EXPANDED: &str = "EXPANDED";
+
+/// A grouping key some grouping set leaves out, as the Expand beneath the aggregate outputs it.
+pub fn expanded(key: &CExpr) -> CExpr {
+    CExpr::Call {
+        name: EXPANDED.to_string(),
+        args: vec![key.clone()],
+    }
+}
+
+fn reads_expanded(term: &CExpr) -> bool {
+    matches!(term, CExpr::Call { name, .. } if name == EXPANDED)
+        || term.children().iter().any(|c| reads_expanded(c))
+}
+
 /// Pushes the `terms` of a WHERE (or HAVING) above into the operators beneath: the aggregate
-/// takes the terms on its keys as filters of its input; the joins take what reaches them.
+/// takes the terms on its keys as filters of its input; the joins take what reaches them (not
+/// a term on a key some grouping set leaves out: Flink keeps it above the Expand).
 pub fn push_down(
     operators: &mut [Operator],
     aggregate: Option<&PlannedAggregate>,
@@ -79,9 +97,14 @@ pub fn push_down(
             op.fact_spans.insert(Filters::filters, at.union(span));
         }
     }
+    let through: Vec<CExpr> = reaching
+        .iter()
+        .filter(|t| !reads_expanded(t))
+        .cloned()
+        .collect();
     for join in joins {
         if let Some(op) = operators.get_mut(join.operator) {
-            join.push_down(op, &reaching, span);
+            join.push_down(op, &through, span);
         }
     }
     reaching

@@ -154,6 +154,39 @@ pub fn keys_of_sets(
     Ok(out)
 }
 
+/// The keys of a GROUP BY that every grouping set groups by (every key without grouping sets).
+/// A key some set leaves out is NULL in that set's rows after the Expand: Flink keeps a filter
+/// on it above the Expand (plan lab), where it drops those rows, not beneath it.
+pub fn keys_in_every_set(
+    b: &mut Builder,
+    input: &Relation,
+    group_exprs: &[&Expr],
+) -> Result<Vec<CExpr>> {
+    let mut out: Vec<CExpr> = Vec::new();
+    for expr in group_exprs {
+        match expr {
+            // Both expand to the empty set too.
+            Expr::Rollup(_) | Expr::Cube(_) => {}
+            Expr::GroupingSets(sets) => {
+                let mut common: Option<Vec<CExpr>> = None;
+                for set in sets {
+                    let keys = set
+                        .iter()
+                        .map(|item| b.converter().expr(input, item))
+                        .collect::<Result<Vec<CExpr>>>()?;
+                    common = Some(match common {
+                        None => keys,
+                        Some(c) => c.into_iter().filter(|k| keys.contains(k)).collect(),
+                    });
+                }
+                out.extend(common.unwrap_or_default());
+            }
+            other => out.push(b.converter().expr(input, other)?),
+        }
+    }
+    Ok(out)
+}
+
 /// A query the tool cannot describe in detail (GROUPING SETS, ROLLUP, CUBE): compared by its
 /// whole lineage: its grouping, SELECT list and HAVING, canonical, over its input's lineage.
 pub fn grouping_sets(
