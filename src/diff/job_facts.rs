@@ -223,7 +223,9 @@ fn names_differing(
 /// differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and of the
 /// functions declared TEMPORARY on one side only, sorted.
 fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    fn metadata(plan: &Plan) -> std::collections::BTreeMap<&str, (String, String)> {
+    /// TEMPORARY, IF NOT EXISTS and the COMMENT clauses of a declaration.
+    type Marks = (bool, bool, String);
+    fn metadata(plan: &Plan) -> std::collections::BTreeMap<&str, (String, Marks)> {
         let catalog = &plan.catalog;
         used_keys(plan)
             .into_iter()
@@ -231,8 +233,8 @@ fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
                 let (name, marks) = match (catalog.tables.get(key), catalog.views.get(key)) {
                     (Some(table), _) => {
                         let def = &table.def;
-                        // Column comments in any order: the columns' order is compared
-                        // where it matters (the scan does not depend on it).
+                        // Column comments in any order: a reorder of the columns themselves is
+                        // judged by the operators that store rows in the DDL's order.
                         let mut comments = def.comments.clone();
                         comments.sort();
                         let marks = (def.temporary, def.if_not_exists, comments.join(", "));
@@ -248,7 +250,7 @@ fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
                     }
                     (None, None) => return None,
                 };
-                Some((key, (name, format!("{marks:?}"))))
+                Some((key, (name, marks)))
             })
             .collect()
     }

@@ -893,11 +893,10 @@ impl<'a> Builder<'a> {
             .collect();
         // A key some grouping set leaves out reads, beneath, as the Expand's output: a filter on
         // it is not the same filter as one on the column beneath the Expand, and stops there.
-        let in_every_set = aggregate::keys_in_every_set(self, input, &exprs)?;
         let mut keys_out = Vec::new();
         let mut expanded_keys = Vec::new();
-        for key in aggregate::keys_of_sets(self, input, &exprs)? {
-            let beneath = if in_every_set.contains(&key) {
+        for (key, in_every_set) in aggregate::keys_of_sets(self, input, &exprs)? {
+            let beneath = if in_every_set {
                 key.clone()
             } else {
                 let beneath = pushdown::expanded(&key);

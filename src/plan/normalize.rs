@@ -170,6 +170,13 @@ fn junction_in(op: &str, terms: Vec<CExpr>, condition: bool) -> CExpr {
 /// (plan lab: cases/group_aggregate/filter-or-absorbed-term.yaml). Not `a AND (a OR b)`, which
 /// Flink plans otherwise.
 fn absorb(terms: &mut Vec<CExpr>) {
+    // A chain of single comparisons (`x = 1 OR x = 2 ...`, however long) absorbs nothing.
+    if !terms
+        .iter()
+        .any(|t| matches!(t, CExpr::Binary { op, .. } if op == "AND"))
+    {
+        return;
+    }
     let sets: Vec<std::collections::BTreeSet<String>> = terms
         .iter()
         .map(|t| t.clone().conjuncts().iter().map(CExpr::canonical).collect())

@@ -130,58 +130,45 @@ pub fn grouping_keys(
     Ok((keys, grouping))
 }
 
-/// Every key of a GROUP BY (of any grouping set, or plain), each once.
+/// Every key of a GROUP BY (of any grouping set, or plain), each once, with whether every
+/// grouping set groups by it (every key does without grouping sets). A key some set leaves out
+/// is NULL in that set's rows after the Expand: Flink keeps a filter on it above the Expand
+/// (plan lab), where it drops those rows, not beneath it.
 pub fn keys_of_sets(
     b: &mut Builder,
     input: &Relation,
     group_exprs: &[&Expr],
-) -> Result<Vec<CExpr>> {
-    let mut out: Vec<CExpr> = Vec::new();
-    for expr in group_exprs {
-        let items: Vec<&Expr> = match expr {
-            Expr::Rollup(sets) | Expr::Cube(sets) | Expr::GroupingSets(sets) => {
-                sets.iter().flatten().collect()
-            }
-            other => vec![*other],
-        };
-        for item in items {
-            let key = b.converter().expr(input, item)?;
-            if !out.contains(&key) {
-                out.push(key);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The keys of a GROUP BY that every grouping set groups by (every key without grouping sets).
-/// A key some set leaves out is NULL in that set's rows after the Expand: Flink keeps a filter
-/// on it above the Expand (plan lab), where it drops those rows, not beneath it.
-pub fn keys_in_every_set(
-    b: &mut Builder,
-    input: &Relation,
-    group_exprs: &[&Expr],
-) -> Result<Vec<CExpr>> {
-    let mut out: Vec<CExpr> = Vec::new();
+) -> Result<Vec<(CExpr, bool)>> {
+    let mut out: Vec<(CExpr, bool)> = Vec::new();
+    let mut add = |key: CExpr, in_every_set: bool| match out.iter_mut().find(|(k, _)| *k == key) {
+        // The cross product of the GROUP BY's elements: a key of every set of one element is
+        // in every set of the whole.
+        Some((_, every)) => *every |= in_every_set,
+        None => out.push((key, in_every_set)),
+    };
     for expr in group_exprs {
         match expr {
             // Both expand to the empty set too.
-            Expr::Rollup(_) | Expr::Cube(_) => {}
-            Expr::GroupingSets(sets) => {
-                let mut common: Option<Vec<CExpr>> = None;
-                for set in sets {
-                    let keys = set
-                        .iter()
-                        .map(|item| b.converter().expr(input, item))
-                        .collect::<Result<Vec<CExpr>>>()?;
-                    common = Some(match common {
-                        None => keys,
-                        Some(c) => c.into_iter().filter(|k| keys.contains(k)).collect(),
-                    });
+            Expr::Rollup(sets) | Expr::Cube(sets) => {
+                for item in sets.iter().flatten() {
+                    add(b.converter().expr(input, item)?, false);
                 }
-                out.extend(common.unwrap_or_default());
             }
-            other => out.push(b.converter().expr(input, other)?),
+            Expr::GroupingSets(sets) => {
+                let mut converted: Vec<Vec<CExpr>> = Vec::with_capacity(sets.len());
+                for set in sets {
+                    converted.push(
+                        set.iter()
+                            .map(|item| b.converter().expr(input, item))
+                            .collect::<Result<Vec<CExpr>>>()?,
+                    );
+                }
+                for key in converted.iter().flatten() {
+                    let every = converted.iter().all(|set| set.contains(key));
+                    add(key.clone(), every);
+                }
+            }
+            other => add(b.converter().expr(input, other)?, true),
         }
     }
     Ok(out)

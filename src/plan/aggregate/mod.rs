@@ -5,7 +5,7 @@
 mod group;
 mod group_window;
 mod window_tvf;
-pub use group::{keys_in_every_set, keys_of_sets};
+pub use group::keys_of_sets;
 
 pub use group::{distinct_rows, select_distinct};
 
