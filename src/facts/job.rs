@@ -103,7 +103,7 @@ facts! {
         pub hints_changed: Vec<String>,
         /// the tables named by the STATE_TTL hints added or removed, as `STATE_TTL.table` (as in hints_changed)
         pub state_ttl_changed: Vec<String>,
-        /// the smallest time-to-live (ms) the old query's STATE_TTL hints give those tables (0: a table without one, a value that is not a duration, or no STATE_TTL change)
+        /// the smallest time-to-live (ms) the old query keeps those tables' state with: their STATE_TTL hint, else the table.exec.state.ttl in force at the query, which the hint overrides (0: TTL off, a value that is not a duration, or no STATE_TTL change)
         pub state_ttl_old_min_millis: u64,
         /// the same for the new query
         pub state_ttl_new_min_millis: u64,
