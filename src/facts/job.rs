@@ -147,6 +147,8 @@ facts! {
         pub known: bool,
         /// whether some query of either job is planned under another value than a query of the other (false: every query reads the same value; it differs only after the last query of a script, where a SET applies to no query)
         pub at_query: bool,
+        /// whether the query judged has a DISTINCT aggregate call in the old or the new job, or an operator the tool compares as a whole (true for a key judged for the whole job)
+        pub query_distinct_aggregates: bool,
     }
 }
 
