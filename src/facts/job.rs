@@ -34,7 +34,7 @@ facts! {
         pub skipped_definitions_changed: Vec<String>,
         /// names whose catalog tables or views, created while a TEMPORARY one of the name is in force and hidden by it to the end of the script, differ (added, removed or declared otherwise)
         pub hidden_definitions_changed: Vec<String>,
-        /// the DROP TABLE and DROP VIEW statements of declared names that one script has and the other has not (names resolved)
+        /// the DROP TABLE and DROP VIEW statements of declared names, and the DROP ... IF EXISTS statements of names no query of the script reads, that one script has and the other has not (names resolved)
         pub drops_changed: Vec<String>,
         /// tables and views the queries of both jobs read or write whose declarations differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and functions declared TEMPORARY on one side only (same class, language, resources)
         pub metadata_changed: Vec<String>,
