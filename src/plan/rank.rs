@@ -669,12 +669,13 @@ pub fn build(
 /// changes the key's layout (and the stored row's), however PARTITION BY writes them (plan
 /// oracle: the `partition` fields and row type of Rank and Deduplicate after a DDL column
 /// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
-/// as it is.
+/// as it is, except over a group aggregate ([`aggregate_order`]).
 fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
     fn stateful(e: &CExpr) -> bool {
         matches!(e, CExpr::Derived(_)) || e.children().into_iter().any(stateful)
     }
     if pending.input.iter().any(|c| stateful(&c.expr)) {
+        aggregate_order(b, schema);
         return;
     }
     // By canonical text, the first of each: a wide row must not be searched once per column.
@@ -735,6 +736,65 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => i.cmp(j),
     });
+    let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
+    schema.clone_from_slice(&reordered);
+}
+
+/// Over a group aggregate (plain, or of a window: GROUP BY TUMBLE(...) or a window TVF), Flink's rank reads the aggregate's own row: its keys in GROUP BY
+/// order, then its calls in the order the aggregate computes them (the SELECT's), whatever
+/// order the queries between them list them in (a Calc keeps that order when it prunes). So
+/// aggregate calls listed in another order change the Top-N's stored row (plan oracle: the
+/// Rank's row type over `SELECT k, SUM(a), COUNT(*) ... GROUP BY k` vs `COUNT(*), SUM(a)`),
+/// and the rank's SELECT listing them in another order does not. Left as it is when a column is
+/// not a key or a call of one such aggregate (an expression over its results: a Calc computes
+/// it in an order not modelled here).
+fn aggregate_order(b: &Builder, schema: &mut [String]) {
+    let strings = |op: &Operator, fact: &str| -> Option<Vec<String>> {
+        op.rule_facts()
+            .get(fact)?
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let Some((heading, keys, calls)) = b.operators.iter().rev().find_map(|op| {
+        if !matches!(
+            op.kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::GroupWindowAggregate
+                | OperatorKind::WindowAggregate
+        ) {
+            return None;
+        }
+        let grouping_sets = op.rule_facts().get("grouping_sets");
+        if grouping_sets.is_some_and(|g| g.as_str().is_none_or(|g| !g.is_empty())) {
+            return None;
+        }
+        let (keys, calls) = (strings(op, "keys")?, strings(op, "aggregates")?);
+        let heading = format!("{}[{}]:", op.kind.name(), keys.join(", "));
+        schema
+            .iter()
+            .any(|c| c.starts_with(&heading))
+            .then_some((heading, keys, calls))
+    }) else {
+        return;
+    };
+    let place = |column: &String| -> Option<(usize, usize)> {
+        let own = column.strip_prefix(&heading);
+        if let Some(k) = keys
+            .iter()
+            .position(|k| k == column || own == Some(k.as_str()))
+        {
+            return Some((0, k));
+        }
+        let call = own?;
+        calls.iter().position(|a| a == call).map(|i| (1, i))
+    };
+    let Some(places) = schema.iter().map(place).collect::<Option<Vec<_>>>() else {
+        return;
+    };
+    let mut indexed: Vec<(usize, (usize, usize))> = places.into_iter().enumerate().collect();
+    indexed.sort_by(|(i, a), (j, b)| a.cmp(b).then(i.cmp(j)));
     let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
     schema.clone_from_slice(&reordered);
 }
