@@ -55,6 +55,11 @@ impl Reads {
         }
     }
 
+    /// The dimension table and column a lookup join's output `expr` is, if it is one.
+    pub fn looked_up(&self, expr: &CExpr) -> Option<&(String, String)> {
+        self.looked_up.get(expr)
+    }
+
     /// Remembers that `output` (what the operators after a lookup join see) is the column
     /// `column` of a dimension table scan `instance`.
     pub fn looked_up_column(&mut self, output: &CExpr, instance: &str, column: &str) {

@@ -671,9 +671,18 @@ pub fn build(
 /// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
 /// as it is, except over a group aggregate ([`aggregate_order`]).
 fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
-    fn stateful(e: &CExpr) -> bool {
-        matches!(e, CExpr::Derived(_)) || e.children().into_iter().any(stateful)
-    }
+    // A dimension table's column a lookup join outputs is that column, after the probe side's
+    // (the lookup join's row: its input, then the dimension columns in their DDL order; plan
+    // lab: the row type of a Deduplicate over a lookup join after a dimension DDL reorder).
+    let stateful = |e: &CExpr| -> bool {
+        fn derived(b: &Builder, e: &CExpr) -> bool {
+            match e {
+                CExpr::Derived(_) => b.reads.looked_up(e).is_none(),
+                _ => e.children().into_iter().any(|c| derived(b, c)),
+            }
+        }
+        derived(b, e)
+    };
     if pending.input.iter().any(|c| stateful(&c.expr)) {
         aggregate_order(b, schema);
         return;
@@ -698,8 +707,12 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
     type Place = (usize, usize, usize, String);
     let position = |canonical: &String| -> Option<Place> {
         let expr = *exprs.get(canonical)?;
-        let CExpr::Column { table, column } = expr else {
-            return None;
+        let (table, column) = match expr {
+            CExpr::Column { table, column } => (table, column),
+            derived => {
+                let (table, column) = b.reads.looked_up(derived)?;
+                (table, column)
+            }
         };
         let (name, instance) = match table.rsplit_once('#') {
             Some((name, n)) => (name, n.parse::<usize>().unwrap_or(0)),
