@@ -671,6 +671,26 @@ pub fn build(
 /// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
 /// as it is, except over a group aggregate ([`aggregate_order`]).
 fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
+    let inputs: Vec<&CExpr> = pending.input.iter().map(|c| &c.expr).collect();
+    let keys: Vec<&CExpr> = pending
+        .partition
+        .iter()
+        .map(|(p, _)| p)
+        .chain(pending.order.iter().map(|(o, ..)| o))
+        .collect();
+    physical_order_of(b, &inputs, &keys, &pending.tables, schema);
+}
+
+/// [`physical_order`] for an operator whose input row holds `inputs` (and `keys`), read from
+/// `tables` in that order: a ranking, or an OVER aggregate (whose input Flink prunes the same
+/// way: plan lab, the OVER's row type after a DDL or view column reorder).
+pub fn physical_order_of(
+    b: &Builder,
+    inputs: &[&CExpr],
+    keys: &[&CExpr],
+    tables: &[String],
+    schema: &mut [String],
+) {
     // A dimension table's column a lookup join outputs is that column, after the probe side's
     // (the lookup join's row: its input, then the dimension columns in their DDL order; plan
     // lab: the row type of a Deduplicate over a lookup join after a dimension DDL reorder).
@@ -683,19 +703,13 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         }
         derived(b, e)
     };
-    if pending.input.iter().any(|c| stateful(&c.expr)) {
+    if inputs.iter().any(|e| stateful(e)) {
         aggregate_order(b, schema);
         return;
     }
     // By canonical text, the first of each: a wide row must not be searched once per column.
     let mut exprs: std::collections::HashMap<String, &CExpr> = std::collections::HashMap::new();
-    for expr in pending
-        .input
-        .iter()
-        .map(|c| &c.expr)
-        .chain(pending.partition.iter().map(|(p, _)| p))
-        .chain(pending.order.iter().map(|(o, ..)| o))
-    {
+    for expr in inputs.iter().chain(keys) {
         exprs.entry(expr.canonical()).or_insert(expr);
     }
     // Each table's column positions, indexed once: not a scan of its DDL per column.
@@ -718,11 +732,10 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
             Some((name, n)) => (name, n.parse::<usize>().unwrap_or(0)),
             None => (table.as_str(), 1),
         };
-        let order = pending
-            .tables
+        let order = tables
             .iter()
             .position(|t| t == name)
-            .unwrap_or(pending.tables.len());
+            .unwrap_or(tables.len());
         let columns = declared.entry(name).or_insert_with(|| {
             b.table(name).map(|t| {
                 let mut at = std::collections::HashMap::new();
