@@ -704,7 +704,7 @@ pub fn physical_order_of(
         derived(b, e)
     };
     if inputs.iter().any(|e| stateful(e)) {
-        aggregate_order(b, schema);
+        aggregate_order(b, inputs, schema);
         return;
     }
     // By canonical text, the first of each: a wide row must not be searched once per column.
@@ -768,13 +768,14 @@ pub fn physical_order_of(
 
 /// Over a group aggregate (plain, or of a window: GROUP BY TUMBLE(...) or a window TVF), Flink's rank reads the aggregate's own row: its keys in GROUP BY
 /// order, then its calls in the order the aggregate computes them (the SELECT's), whatever
-/// order the queries between them list them in (a Calc keeps that order when it prunes). So
+/// order the queries between them list them in (a Calc keeps that order when it prunes; with
+/// grouping sets too). So
 /// aggregate calls listed in another order change the Top-N's stored row (plan oracle: the
 /// Rank's row type over `SELECT k, SUM(a), COUNT(*) ... GROUP BY k` vs `COUNT(*), SUM(a)`),
 /// and the rank's SELECT listing them in another order does not. Left as it is when a column is
 /// not a key or a call of one such aggregate (an expression over its results: a Calc computes
 /// it in an order not modelled here).
-fn aggregate_order(b: &Builder, schema: &mut [String]) {
+fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
     let strings = |op: &Operator, fact: &str| -> Option<Vec<String>> {
         op.rule_facts()
             .get(fact)?
@@ -792,12 +793,14 @@ fn aggregate_order(b: &Builder, schema: &mut [String]) {
         ) {
             return None;
         }
-        let grouping_sets = op.rule_facts().get("grouping_sets");
-        if grouping_sets.is_some_and(|g| g.as_str().is_none_or(|g| !g.is_empty())) {
-            return None;
-        }
         let (keys, calls) = (strings(op, "keys")?, strings(op, "aggregates")?);
-        let heading = format!("{}[{}]:", op.kind.name(), keys.join(", "));
+        // With grouping sets every output is named by the aggregate and its sets.
+        let sets = match op.rule_facts().get("grouping_sets").map(|g| g.as_str()) {
+            None | Some(Some("")) => String::new(),
+            Some(Some(sets)) => format!(" BY {sets}"),
+            Some(None) => return None,
+        };
+        let heading = format!("{}[{}{sets}]:", op.kind.name(), keys.join(", "));
         schema
             .iter()
             .any(|c| c.starts_with(&heading))
@@ -805,20 +808,33 @@ fn aggregate_order(b: &Builder, schema: &mut [String]) {
     }) else {
         return;
     };
-    let place = |column: &String| -> Option<(usize, usize)> {
+    // A constant key is taken out of the grouping and put back after it, where GROUP BY has
+    // it: kept after the key the ranking lists before it.
+    let constant = |column: &String| {
+        inputs
+            .iter()
+            .any(|e| e.is_constant() && e.canonical() == *column)
+    };
+    let mut previous_key = 0;
+    let mut places = Vec::with_capacity(schema.len());
+    for column in schema.iter() {
         let own = column.strip_prefix(&heading);
-        if let Some(k) = keys
+        let place = if let Some(k) = keys
             .iter()
             .position(|k| k == column || own == Some(k.as_str()))
         {
-            return Some((0, k));
-        }
-        let call = own?;
-        calls.iter().position(|a| a == call).map(|i| (1, i))
-    };
-    let Some(places) = schema.iter().map(place).collect::<Option<Vec<_>>>() else {
-        return;
-    };
+            previous_key = 2 * k + 1;
+            (0, previous_key)
+        } else if constant(column) {
+            (0, previous_key + 1)
+        } else {
+            let Some(i) = own.and_then(|call| calls.iter().position(|a| a == call)) else {
+                return;
+            };
+            (1, i)
+        };
+        places.push(place);
+    }
     let mut indexed: Vec<(usize, (usize, usize))> = places.into_iter().enumerate().collect();
     indexed.sort_by(|(i, a), (j, b)| a.cmp(b).then(i.cmp(j)));
     let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
