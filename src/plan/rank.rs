@@ -784,7 +784,7 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
             .map(|v| v.as_str().map(str::to_string))
             .collect()
     };
-    let Some((heading, keys, calls)) = b.operators.iter().rev().find_map(|op| {
+    let Some((heading, keys, calls, window_positions)) = b.operators.iter().rev().find_map(|op| {
         if !matches!(
             op.kind,
             OperatorKind::GroupAggregate
@@ -801,12 +801,51 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
             Some(None) => return None,
         };
         let heading = format!("{}[{}{sets}]:", op.kind.name(), keys.join(", "));
-        schema
-            .iter()
-            .any(|c| c.starts_with(&heading))
-            .then_some((heading, keys, calls))
+        // A window TVF aggregate's row (as Flink hands it on) has its GROUP BY items in their
+        // order, window_start and window_end where GROUP BY lists them.
+        let window_positions: Vec<usize> = op
+            .rule_facts()
+            .get("window_key_positions")
+            .and_then(|p| p.as_array())
+            .map(|p| {
+                p.iter()
+                    .filter_map(|v| v.as_u64().map(|v| v as usize))
+                    .collect()
+            })
+            .unwrap_or_default();
+        schema.iter().any(|c| c.starts_with(&heading)).then_some((
+            heading,
+            keys,
+            calls,
+            window_positions,
+        ))
     }) else {
         return;
+    };
+    // The GROUP BY position of the k-th key that is not a window bound.
+    let key_position = |k: usize| -> usize {
+        (0..)
+            .filter(|p| !window_positions.contains(p))
+            .nth(k)
+            .unwrap_or(usize::MAX)
+    };
+    // A window property: a window TVF aggregate's bound (at its GROUP BY position), or a group
+    // window's property (after the calls, in Flink's order: start, end, rowtime, proctime).
+    let property = |column: &String| -> Option<(usize, usize)> {
+        if let Some(own) = column.strip_prefix(&heading) {
+            let bound = ["WINDOW_START(", "WINDOW_END("]
+                .iter()
+                .position(|f| own.starts_with(f))?;
+            return window_positions.get(bound).map(|p| (0, 2 * p + 1));
+        }
+        let name = column.split('(').next()?;
+        let kind = ["_START", "_END", "_ROWTIME", "_PROCTIME"]
+            .iter()
+            .position(|suffix| name.ends_with(suffix))?;
+        ["TUMBLE", "HOP", "SESSION"]
+            .iter()
+            .any(|w| name.starts_with(w))
+            .then_some((2, kind))
     };
     // A constant key is taken out of the grouping and put back after it, where GROUP BY has
     // it: kept after the key the ranking lists before it.
@@ -823,10 +862,12 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
             .iter()
             .position(|k| k == column || own == Some(k.as_str()))
         {
-            previous_key = 2 * k + 1;
+            previous_key = 2 * key_position(k) + 1;
             (0, previous_key)
         } else if constant(column) {
             (0, previous_key + 1)
+        } else if let Some(place) = property(column) {
+            place
         } else {
             let Some(i) = own.and_then(|call| calls.iter().position(|a| a == call)) else {
                 return;
