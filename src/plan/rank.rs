@@ -769,12 +769,10 @@ pub fn physical_order_of(
 /// Over a group aggregate (plain, or of a window: GROUP BY TUMBLE(...) or a window TVF), Flink's rank reads the aggregate's own row: its keys in GROUP BY
 /// order, then its calls in the order the aggregate computes them (the SELECT's), whatever
 /// order the queries between them list them in (a Calc keeps that order when it prunes; with
-/// grouping sets too). So
+/// grouping sets too; what a query between them computes from the results comes after). So
 /// aggregate calls listed in another order change the Top-N's stored row (plan oracle: the
 /// Rank's row type over `SELECT k, SUM(a), COUNT(*) ... GROUP BY k` vs `COUNT(*), SUM(a)`),
-/// and the rank's SELECT listing them in another order does not. Left as it is when a column is
-/// not a key or a call of one such aggregate (an expression over its results: a Calc computes
-/// it in an order not modelled here).
+/// and the rank's SELECT listing them in another order does not.
 fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
     let strings = |op: &Operator, fact: &str| -> Option<Vec<String>> {
         op.rule_facts()
@@ -868,11 +866,11 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
             (0, previous_key + 1)
         } else if let Some(place) = property(column) {
             place
-        } else {
-            let Some(i) = own.and_then(|call| calls.iter().position(|a| a == call)) else {
-                return;
-            };
+        } else if let Some(i) = own.and_then(|call| calls.iter().position(|a| a == call)) {
             (1, i)
+        } else {
+            // Computed from the aggregate's results (`total / cnt`): after them, as written.
+            (3, places.len())
         };
         places.push(place);
     }
