@@ -23,6 +23,9 @@ pub struct Reads {
     pub columns: BTreeSet<(String, String)>,
     /// The computed columns of the tables scanned, by their inlined expression.
     computed: BTreeMap<CExpr, (String, String)>,
+    /// The columns of a dimension table a lookup join outputs, by the expression the operators
+    /// after it see (`lookup[...]:dim.c`): reading it reads the dimension table's column.
+    looked_up: BTreeMap<CExpr, (String, String)>,
 }
 
 impl Reads {
@@ -36,6 +39,32 @@ impl Reads {
         for (instance, name) in columns {
             self.columns.insert((table_of(&instance), name));
         }
+        if !self.looked_up.is_empty() {
+            self.record_looked_up(&column.expr);
+        }
+    }
+
+    /// Records the dimension table columns `expr` reads through lookup joins.
+    fn record_looked_up(&mut self, expr: &CExpr) {
+        if let Some(read) = self.looked_up.get(expr) {
+            self.columns.insert(read.clone());
+            return;
+        }
+        for child in expr.children() {
+            self.record_looked_up(child);
+        }
+    }
+
+    /// The dimension table and column a lookup join's output `expr` is, if it is one.
+    pub fn looked_up(&self, expr: &CExpr) -> Option<&(String, String)> {
+        self.looked_up.get(expr)
+    }
+
+    /// Remembers that `output` (what the operators after a lookup join see) is the column
+    /// `column` of a dimension table scan `instance`.
+    pub fn looked_up_column(&mut self, output: &CExpr, instance: &str, column: &str) {
+        self.looked_up
+            .insert(output.clone(), (table_of(instance), column.to_string()));
     }
 
     /// Remembers a computed column of a scanned table by its inlined expression.

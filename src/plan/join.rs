@@ -472,9 +472,20 @@ pub fn join(
         let start = joined.columns.len() - right_count;
         let one_row = looks_up_one_row(b, factor, &joined.columns[start..], &pending.conditions);
         for column in &mut joined.columns[start..] {
+            let source = column.expr.clone();
             column.expr =
                 CExpr::Derived(format!("lookup[{conditions}]:{}", column.expr.canonical()));
             column.time = None;
+            // The operators after it that read this column read the dimension table's column:
+            // a change of its type is a change of their input (plan lab: the key type of an
+            // aggregate grouping by a looked-up column).
+            if let CExpr::Column {
+                table,
+                column: name,
+            } = &source
+            {
+                b.reads.looked_up_column(&column.expr, table, name);
+            }
         }
         // An inner lookup join drops the rows it finds no match for: to the operators after it
         // that is a filter on their input, whichever columns they read (a changed condition, an

@@ -420,11 +420,13 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);
-    let schema: Vec<String> = input
-        .referenced_columns(exprs, wildcard)
-        .iter()
-        .map(|c| c.expr.canonical())
-        .collect();
+    let referenced = input.referenced_columns(exprs, wildcard);
+    let mut schema: Vec<String> = referenced.iter().map(|c| c.expr.canonical()).collect();
+    // Flink prunes the OVER's input by position, as beneath a ranking: its row follows the
+    // tables' (and a lookup join's) column order, not the SELECT's.
+    let inputs: Vec<&CExpr> = referenced.iter().map(|c| &c.expr).collect();
+    let keys: Vec<&CExpr> = partition.iter().chain(std::iter::once(&order)).collect();
+    super::rank::physical_order_of(b, &inputs, &keys, &input.base_tables, &mut schema);
 
     let mut op = Operator::new(
         OperatorKind::OverAggregate,

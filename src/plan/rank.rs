@@ -7,7 +7,7 @@ use super::scope::{looks_like_time, Column, PendingRank, Relation};
 use super::{Operator, OperatorKind};
 use crate::catalog::TimeKind;
 use crate::error::{Error, Result};
-use crate::facts::aggregate::TimeOrder;
+use crate::facts::aggregate::{Aggregates, GroupAggregateFacts, TimeOrder, WindowAggregateFacts};
 use crate::facts::ranking::{DeduplicateFacts, RankOutputs, Ranking, WindowOutputs};
 use crate::source::ByteSpan;
 use sqlparser::ast::{
@@ -669,23 +669,47 @@ pub fn build(
 /// changes the key's layout (and the stored row's), however PARTITION BY writes them (plan
 /// oracle: the `partition` fields and row type of Rank and Deduplicate after a DDL column
 /// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
-/// as it is.
+/// as it is, except over a group aggregate ([`aggregate_order`]).
 fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
-    fn stateful(e: &CExpr) -> bool {
-        matches!(e, CExpr::Derived(_)) || e.children().into_iter().any(stateful)
-    }
-    if pending.input.iter().any(|c| stateful(&c.expr)) {
+    let inputs: Vec<&CExpr> = pending.input.iter().map(|c| &c.expr).collect();
+    let keys: Vec<&CExpr> = pending
+        .partition
+        .iter()
+        .map(|(p, _)| p)
+        .chain(pending.order.iter().map(|(o, ..)| o))
+        .collect();
+    physical_order_of(b, &inputs, &keys, &pending.tables, schema);
+}
+
+/// [`physical_order`] for an operator whose input row holds `inputs` (and `keys`), read from
+/// `tables` in that order: a ranking, or an OVER aggregate (whose input Flink prunes the same
+/// way: plan lab, the OVER's row type after a DDL or view column reorder).
+pub fn physical_order_of(
+    b: &Builder,
+    inputs: &[&CExpr],
+    keys: &[&CExpr],
+    tables: &[String],
+    schema: &mut [String],
+) {
+    // A dimension table's column a lookup join outputs is that column, after the probe side's
+    // (the lookup join's row: its input, then the dimension columns in their DDL order; plan
+    // lab: the row type of a Deduplicate over a lookup join after a dimension DDL reorder).
+    let stateful = |e: &CExpr| -> bool {
+        fn derived(b: &Builder, e: &CExpr) -> bool {
+            match e {
+                CExpr::Derived(_) => b.reads.looked_up(e).is_none(),
+                _ => e.children().into_iter().any(|c| derived(b, c)),
+            }
+        }
+        derived(b, e)
+    };
+    if inputs.iter().any(|e| stateful(e)) {
+        aggregate_order(b, inputs, schema);
         return;
     }
     // By canonical text, the first of each: a wide row must not be searched once per column.
     let mut exprs: std::collections::HashMap<String, &CExpr> = std::collections::HashMap::new();
-    for expr in pending
-        .input
-        .iter()
-        .map(|c| &c.expr)
-        .chain(pending.partition.iter().map(|(p, _)| p))
-        .chain(pending.order.iter().map(|(o, ..)| o))
-    {
+    for expr in inputs.iter().chain(keys) {
         exprs.entry(expr.canonical()).or_insert(expr);
     }
     // Each table's column positions, indexed once: not a scan of its DDL per column.
@@ -697,18 +721,21 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
     type Place = (usize, usize, usize, String);
     let position = |canonical: &String| -> Option<Place> {
         let expr = *exprs.get(canonical)?;
-        let CExpr::Column { table, column } = expr else {
-            return None;
+        let (table, column) = match expr {
+            CExpr::Column { table, column } => (table, column),
+            derived => {
+                let (table, column) = b.reads.looked_up(derived)?;
+                (table, column)
+            }
         };
         let (name, instance) = match table.rsplit_once('#') {
             Some((name, n)) => (name, n.parse::<usize>().unwrap_or(0)),
             None => (table.as_str(), 1),
         };
-        let order = pending
-            .tables
+        let order = tables
             .iter()
             .position(|t| t == name)
-            .unwrap_or(pending.tables.len());
+            .unwrap_or(tables.len());
         let columns = declared.entry(name).or_insert_with(|| {
             b.table(name).map(|t| {
                 let mut at = std::collections::HashMap::new();
@@ -735,6 +762,127 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => i.cmp(j),
     });
+    let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
+    schema.clone_from_slice(&reordered);
+}
+
+/// Over a group aggregate (plain, or of a window: GROUP BY TUMBLE(...) or a window TVF), Flink's rank reads the aggregate's own row: its keys in GROUP BY
+/// order, then its calls in the order the aggregate computes them (the SELECT's), whatever
+/// order the queries between them list them in (a Calc keeps that order when it prunes; with
+/// grouping sets too; what a query between them computes from the results comes after). So
+/// aggregate calls listed in another order change the Top-N's stored row (plan oracle: the
+/// Rank's row type over `SELECT k, SUM(a), COUNT(*) ... GROUP BY k` vs `COUNT(*), SUM(a)`),
+/// and the rank's SELECT listing them in another order does not.
+fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
+    let strings = |op: &Operator, fact: &str| -> Option<Vec<String>> {
+        op.rule_facts()
+            .get(fact)?
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let Some((heading, keys, calls, window_positions)) = b.operators.iter().rev().find_map(|op| {
+        if !matches!(
+            op.kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::GroupWindowAggregate
+                | OperatorKind::WindowAggregate
+        ) {
+            return None;
+        }
+        let (keys, calls) = (
+            strings(op, GroupAggregateFacts::keys.name())?,
+            strings(op, Aggregates::aggregates.name())?,
+        );
+        // With grouping sets every output is named by the aggregate and its sets.
+        let sets = match op
+            .rule_facts()
+            .get(GroupAggregateFacts::grouping_sets.name())
+            .map(|g| g.as_str())
+        {
+            None | Some(Some("")) => String::new(),
+            Some(Some(sets)) => format!(" BY {sets}"),
+            Some(None) => return None,
+        };
+        let heading = format!("{}[{}{sets}]:", op.kind.name(), keys.join(", "));
+        // A window TVF aggregate's row (as Flink hands it on) has its GROUP BY items in their
+        // order, window_start and window_end where GROUP BY lists them.
+        let window_positions: Vec<usize> = op
+            .rule_facts()
+            .get(WindowAggregateFacts::window_key_positions.name())
+            .and_then(|p| p.as_array())
+            .map(|p| {
+                p.iter()
+                    .filter_map(|v| v.as_u64().map(|v| v as usize))
+                    .collect()
+            })
+            .unwrap_or_default();
+        schema.iter().any(|c| c.starts_with(&heading)).then_some((
+            heading,
+            keys,
+            calls,
+            window_positions,
+        ))
+    }) else {
+        return;
+    };
+    // The GROUP BY position of the k-th key that is not a window bound.
+    let key_position = |k: usize| -> usize {
+        (0..)
+            .filter(|p| !window_positions.contains(p))
+            .nth(k)
+            .unwrap_or(usize::MAX)
+    };
+    // A window property: a window TVF aggregate's bound (at its GROUP BY position), or a group
+    // window's property (after the calls, in Flink's order: start, end, rowtime, proctime).
+    let property = |column: &String| -> Option<(usize, usize)> {
+        if let Some(own) = column.strip_prefix(&heading) {
+            let bound = ["WINDOW_START(", "WINDOW_END("]
+                .iter()
+                .position(|f| own.starts_with(f))?;
+            return window_positions.get(bound).map(|p| (0, 2 * p + 1));
+        }
+        let name = column.split('(').next()?;
+        let kind = ["_START", "_END", "_ROWTIME", "_PROCTIME"]
+            .iter()
+            .position(|suffix| name.ends_with(suffix))?;
+        ["TUMBLE", "HOP", "SESSION"]
+            .iter()
+            .any(|w| name.starts_with(w))
+            .then_some((2, kind))
+    };
+    // A constant key is taken out of the grouping and put back after it, where GROUP BY has
+    // it: kept after the key the ranking lists before it.
+    let constant = |column: &String| {
+        inputs
+            .iter()
+            .any(|e| e.is_constant() && e.canonical() == *column)
+    };
+    let mut previous_key = 0;
+    let mut places = Vec::with_capacity(schema.len());
+    for column in schema.iter() {
+        let own = column.strip_prefix(&heading);
+        let place = if let Some(k) = keys
+            .iter()
+            .position(|k| k == column || own == Some(k.as_str()))
+        {
+            previous_key = 2 * key_position(k) + 1;
+            (0, previous_key)
+        } else if constant(column) {
+            (0, previous_key + 1)
+        } else if let Some(place) = property(column) {
+            place
+        } else if let Some(i) = own.and_then(|call| calls.iter().position(|a| a == call)) {
+            (1, i)
+        } else {
+            // Computed from the aggregate's results (`total / cnt`): after them, as written.
+            (3, places.len())
+        };
+        places.push(place);
+    }
+    let mut indexed: Vec<(usize, (usize, usize))> = places.into_iter().enumerate().collect();
+    indexed.sort_by(|(i, a), (j, b)| a.cmp(b).then(i.cmp(j)));
     let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
     schema.clone_from_slice(&reordered);
 }

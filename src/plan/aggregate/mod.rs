@@ -192,7 +192,14 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         let item_span = conv.span(expr);
         projection_span = projection_span.union(item_span);
         let value = conv.expr(&input, expr)?;
-        let time = property_time(&value);
+        // A window TVF aggregate grouped by window_time outputs it as a time attribute
+        // (cascading windows, an OVER or MATCH_RECOGNIZE ordered by it: Flink plans them).
+        let time = property_time(&value).or_else(|| {
+            let tvf = tvf.as_ref()?;
+            matches!(&value, CExpr::Derived(text) if text.starts_with("WINDOW_TIME("))
+                .then_some(tvf.time_kind)
+                .flatten()
+        });
         output.columns.push(Column {
             name,
             qualifier: None,
