@@ -360,7 +360,9 @@ fn window_bound_equated(term: &CExpr) -> Option<&'static str> {
         CExpr::Binary { op, left, right } if op == "=" => {
             let (l, r) = (left.canonical(), right.canonical());
             let (l, r) = (window_column(&l), window_column(&r));
-            (l.is_some() && l == r && l != Some("window_time")).then_some(l).flatten()
+            (l.is_some() && l == r && l != Some("window_time"))
+                .then_some(l)
+                .flatten()
         }
         _ => None,
     }

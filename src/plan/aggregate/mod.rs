@@ -110,7 +110,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let window_column = |key: &CExpr| {
         [WINDOW_START, WINDOW_END, WINDOW_TIME]
             .into_iter()
-            .find(|n| key.canonical().starts_with(&format!("{}(", n.to_uppercase())))
+            .find(|n| {
+                key.canonical()
+                    .starts_with(&format!("{}(", n.to_uppercase()))
+            })
     };
     let both_bounds = input.window.is_some() && {
         let mut found: Vec<&str> = Vec::new();
