@@ -673,7 +673,6 @@ const SYMMETRIC_RULES: &[&str] = &[
     "wa-window-type-changed",
     "wa-window-size-changed",
     "wa-time-attribute-changed",
-    "wa-window-keys-changed",
     "wa-input-filter-changed",
     "wa-input-filter-ignored",
     "dedup-partition-keys-changed",

@@ -351,13 +351,20 @@ fn window_column(text: &str) -> Option<&'static str> {
 /// Whether a term equates the same window bound of both inputs (`l.window_start =
 /// r.window_start`): what makes a join of two window TVFs a window join, not a key.
 fn window_bound_equality(term: &CExpr) -> bool {
+    window_bound_equated(term).is_some()
+}
+
+/// The window bound (`window_start` or `window_end`) a term equates between both inputs.
+fn window_bound_equated(term: &CExpr) -> Option<&'static str> {
     match term {
         CExpr::Binary { op, left, right } if op == "=" => {
             let (l, r) = (left.canonical(), right.canonical());
             let (l, r) = (window_column(&l), window_column(&r));
-            l.is_some() && l == r && l != Some("window_time")
+            (l.is_some() && l == r && l != Some("window_time"))
+                .then_some(l)
+                .flatten()
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -369,7 +376,21 @@ fn window_input(input: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-fn operator(join: PendingJoin, spans: SelectSpans) -> Operator {
+fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
+    if join.kind == OperatorKind::WindowJoin {
+        // Flink plans a window join only when the condition equates both window_start and
+        // window_end of the two window TVFs; otherwise a regular join keyed by what the
+        // condition equates, the window bound written included (plan lab:
+        // cases/join/window-join-without-window-end-is-regular-join.yaml).
+        let bounds: Vec<&str> = join
+            .conditions
+            .iter()
+            .filter_map(window_bound_equated)
+            .collect();
+        if !(bounds.contains(&"window_start") && bounds.contains(&"window_end")) {
+            join.kind = OperatorKind::Join;
+        }
+    }
     let mut carried = join.carried.clone();
     if let Some(version) = &join.version {
         subtrees(version, &mut carried);

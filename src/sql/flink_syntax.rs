@@ -169,12 +169,20 @@ fn within_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             i += 1;
             continue;
         };
-        // The constraint runs to DEFINE (or the end of the clause).
+        // The constraint runs to DEFINE (or the end of the clause); parentheses of its own
+        // (`INTERVAL '1800' SECOND(4)`, a precision) belong to it.
         let mut end = i + 1;
+        let mut depth = 0usize;
         while end < tokens.len()
             && !is_word(&tokens[end], "DEFINE")
-            && !matches!(tokens[end].token, Token::RParen | Token::EOF)
+            && !matches!(tokens[end].token, Token::EOF)
         {
+            match tokens[end].token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                _ => {}
+            }
             end += 1;
         }
         let text = tokens[i..end]

@@ -103,6 +103,27 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     } else {
         &group_exprs
     };
+    // Flink plans a window aggregate only when the GROUP BY holds both `window_start` and
+    // `window_end` of the window TVF beneath; otherwise a group aggregate over the TVF's rows,
+    // keyed by the window columns it groups by like any other key (plan lab:
+    // cases/window_aggregate/group-by-window-start-only-is-group-aggregate.yaml).
+    let window_column = |key: &CExpr| {
+        [WINDOW_START, WINDOW_END, WINDOW_TIME]
+            .into_iter()
+            .find(|n| {
+                key.canonical()
+                    .starts_with(&format!("{}(", n.to_uppercase()))
+            })
+    };
+    let both_bounds = input.window.is_some() && {
+        let mut found: Vec<&str> = Vec::new();
+        for expr in plain_exprs {
+            if let Ok(key) = b.converter().expr(&input, expr) {
+                found.extend(window_column(&key));
+            }
+        }
+        found.contains(&WINDOW_START) && found.contains(&WINDOW_END)
+    };
     for (position, expr) in plain_exprs.iter().enumerate() {
         if let Expr::Function(f) = expr {
             if let Some(kind) = GroupWindowKind::from_name(&f.name.to_string()) {
@@ -125,14 +146,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             }
         }
         let key = b.converter().expr(&input, expr)?;
-        if input.window.is_some() {
-            if let Some(name) = [WINDOW_START, WINDOW_END, WINDOW_TIME]
-                .into_iter()
-                .find(|n| {
-                    key.canonical()
-                        .starts_with(&format!("{}(", n.to_uppercase()))
-                })
-            {
+        if both_bounds {
+            if let Some(name) = window_column(&key) {
                 window_keys.push((name.to_string(), position));
                 continue;
             }
