@@ -420,11 +420,19 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);
-    let schema: Vec<String> = input
+    let mut schema: Vec<String> = input
         .referenced_columns(exprs, wildcard)
         .iter()
         .map(|c| c.expr.canonical())
         .collect();
+    // In the scan's order, whatever order a view or the SELECT lists them in (plan oracle).
+    rank::physical_order_of(
+        b,
+        &input.columns,
+        partition.iter().chain(std::iter::once(&order)),
+        &input.base_tables,
+        &mut schema,
+    );
 
     let mut op = Operator::new(
         OperatorKind::OverAggregate,

@@ -671,21 +671,34 @@ pub fn build(
 /// reorder). Over a stateful result (an aggregate beneath) the order is that result's, left
 /// as it is.
 fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
+    let keys = pending
+        .partition
+        .iter()
+        .map(|(p, _)| p)
+        .chain(pending.order.iter().map(|(o, ..)| o));
+    physical_order_of(b, &pending.input, keys, &pending.tables, schema);
+}
+
+/// [`physical_order`] for any operator whose input row Flink prunes from the scan (an OVER
+/// aggregate's too: plan oracle, a view or subquery listing the columns in another order beneath
+/// an OVER leaves its row type the same): `input` the columns read, `keys` what else it reads,
+/// `tables` the tables of its FROM in order.
+pub fn physical_order_of<'a>(
+    b: &Builder,
+    input: &'a [Column],
+    keys: impl Iterator<Item = &'a CExpr>,
+    tables: &[String],
+    schema: &mut [String],
+) {
     fn stateful(e: &CExpr) -> bool {
         matches!(e, CExpr::Derived(_)) || e.children().into_iter().any(stateful)
     }
-    if pending.input.iter().any(|c| stateful(&c.expr)) {
+    if input.iter().any(|c| stateful(&c.expr)) {
         return;
     }
     // By canonical text, the first of each: a wide row must not be searched once per column.
     let mut exprs: std::collections::HashMap<String, &CExpr> = std::collections::HashMap::new();
-    for expr in pending
-        .input
-        .iter()
-        .map(|c| &c.expr)
-        .chain(pending.partition.iter().map(|(p, _)| p))
-        .chain(pending.order.iter().map(|(o, ..)| o))
-    {
+    for expr in input.iter().map(|c| &c.expr).chain(keys) {
         exprs.entry(expr.canonical()).or_insert(expr);
     }
     // Each table's column positions, indexed once: not a scan of its DDL per column.
@@ -704,11 +717,10 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
             Some((name, n)) => (name, n.parse::<usize>().unwrap_or(0)),
             None => (table.as_str(), 1),
         };
-        let order = pending
-            .tables
+        let order = tables
             .iter()
             .position(|t| t == name)
-            .unwrap_or(pending.tables.len());
+            .unwrap_or(tables.len());
         let columns = declared.entry(name).or_insert_with(|| {
             b.table(name).map(|t| {
                 let mut at = std::collections::HashMap::new();
