@@ -761,6 +761,24 @@ impl<'a> Builder<'a> {
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));
             input.joins_below.extend(finished.planned);
+            for conditions in &finished.lookups_made_inner {
+                // As an inner lookup join's (`join::plan`): the rows it finds a match for.
+                let expanded = format!("expanded-by[lookup {conditions}]");
+                input
+                    .filters
+                    .retain(|f| !matches!(f, CExpr::Derived(t) if *t == expanded));
+                // Before this WHERE's terms, where an inner lookup join puts it.
+                let at = input
+                    .filters
+                    .iter()
+                    .position(|f| {
+                        matches!(f, CExpr::Literal(t) if where_terms.iter().any(|w| w.canonical() == *t))
+                    })
+                    .unwrap_or(input.filters.len());
+                input
+                    .filters
+                    .insert(at, CExpr::Derived(format!("lookup-match[{conditions}]")));
+            }
             if finished.regular {
                 for column in input.columns.iter_mut().chain(input.using.iter_mut()) {
                     column.time = None;
