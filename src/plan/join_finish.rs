@@ -283,7 +283,10 @@ fn simplify_outer_join(
 ) {
     // A lookup join too (plan oracle: a lookup LEFT JOIN whose WHERE rejects the nulls of the
     // dimension table's columns plans the lookup join INNER).
-    if !matches!(join.kind, OperatorKind::Join | OperatorKind::LookupJoin) {
+    if !matches!(
+        join.kind,
+        OperatorKind::Join | OperatorKind::LookupJoin | OperatorKind::WindowJoin
+    ) {
         return;
     }
     // Above a lookup join the dimension table's columns read as what it looks up
