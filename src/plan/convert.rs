@@ -1003,8 +1003,7 @@ impl<'a> Converter<'a> {
             text.push_str("DISTINCT ");
         }
         // `HOUR(ts)` is `EXTRACT(HOUR FROM ts)` (plan oracle: Flink plans the same Calc).
-        if origin == FunctionOrigin::Builtin && args.len() == 1 && !distinct && filter.is_none()
-        {
+        if origin == FunctionOrigin::Builtin && args.len() == 1 && !distinct && filter.is_none() {
             if let Some(unit) = date_part(&name) {
                 return Ok(CExpr::Call {
                     name: "EXTRACT".into(),

@@ -215,7 +215,8 @@ fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Ve
             let in_call = tokens
                 .previous_significant(i)
                 .is_some_and(|p| inside_value_call(tokens, p));
-            let after_name_keyword = !in_call && matches!(previous, Some(t)
+            let after_name_keyword = !in_call
+                && matches!(previous, Some(t)
                 if [
                     Keyword::FROM,
                     Keyword::JOIN,
