@@ -170,7 +170,7 @@ pub struct Catalog {
     /// two scripts: the statement with the dropped name resolved to its full identity (`DROP VIEW
     /// v` under the default catalog and database is `DROP VIEW
     /// default_catalog.default_database.v` written otherwise), by span.
-    pub drops: Vec<(ByteSpan, String)>,
+    pub drops: Vec<UndeclaredDrop>,
     /// Definitions a later statement replaced (DROP, a second CREATE, ALTER TABLE), by identity,
     /// oldest first: the queries before the replacement read them (Flink runs a script's
     /// statements in order).
@@ -229,13 +229,19 @@ impl Catalog {
     /// The statements read past, as two scripts' are compared: each in canonical spelling, a
     /// DROP with the name it drops resolved.
     pub fn read_past_texts(&self, file: &SourceFile) -> Vec<String> {
+        self.read_past_texts_without(file, &[])
+    }
+
+    /// [`Catalog::read_past_texts`], but for the statements written at `left_out`.
+    pub fn read_past_texts_without(&self, file: &SourceFile, left_out: &[ByteSpan]) -> Vec<String> {
         self.ignored
             .iter()
+            .filter(|(_, span)| !left_out.contains(span))
             .map(|(_, span)| {
                 self.drops
                     .iter()
-                    .find(|(at, _)| at == span)
-                    .map(|(_, text)| text.clone())
+                    .find(|d| d.span == *span)
+                    .map(|d| d.resolved.clone())
                     .unwrap_or_else(|| crate::sql::canonical_text(file.slice(*span)))
             })
             .collect()
@@ -812,7 +818,13 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     catalog.modelled_drops.push(resolved);
                     return Ok(());
                 }
-                catalog.drops.push((statement.span, resolved));
+                let if_exists = words.iter().any(|w| w.eq_ignore_ascii_case("EXISTS"));
+                catalog.drops.push(UndeclaredDrop {
+                    span: statement.span,
+                    resolved,
+                    identity,
+                    if_exists,
+                });
             }
             catalog.read_past(
                 format!(
@@ -851,6 +863,17 @@ fn hide(catalog: &mut Catalog, identity: String, hidden: Skipped, span: ByteSpan
     );
     catalog.declared_hidden.insert(identity.clone());
     catalog.shadowed.insert(identity, hidden);
+}
+
+/// A `DROP TABLE|VIEW` of a name the script does not declare (where the DROP is written).
+#[derive(Debug, Clone)]
+pub struct UndeclaredDrop {
+    pub span: ByteSpan,
+    /// The statement with the name resolved to its identity.
+    pub resolved: String,
+    pub identity: String,
+    /// `IF EXISTS`: Flink does nothing when the name does not exist.
+    pub if_exists: bool,
 }
 
 /// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, the name's parts, and how

@@ -16,10 +16,16 @@ pub fn changed(old: &[String], new: &[String]) -> Vec<String> {
 }
 
 /// The STATE_TTL hints of the two sides that differ: the `STATE_TTL.table` options they name
-/// (sorted, as in [`changed`]), and for each side the smallest time-to-live in milliseconds its
-/// STATE_TTL hints give those tables (0 when one of them has none on that side, or a value that
-/// is not a Flink duration; 0 when no STATE_TTL hint differs).
-pub fn state_ttl(old: &[String], new: &[String]) -> (Vec<String>, u64, u64) {
+/// (sorted, as in [`changed`]), and for each side the smallest time-to-live in milliseconds
+/// those tables' operators keep their state: the side's STATE_TTL hint for the table, else the
+/// side's `table.exec.state.ttl` (`old_global`, `new_global`, in milliseconds), which the hint
+/// overrides (0 for a value that is not a Flink duration; 0 when no STATE_TTL hint differs).
+pub fn state_ttl(
+    old: &[String],
+    new: &[String],
+    old_global: u64,
+    new_global: u64,
+) -> (Vec<String>, u64, u64) {
     let is_ttl = |h: &&String| {
         h.split_once('(')
             .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("STATE_TTL"))
@@ -34,7 +40,7 @@ pub fn state_ttl(old: &[String], new: &[String]) -> (Vec<String>, u64, u64) {
         .collect();
     tables.sort();
     tables.dedup();
-    let smallest = |side: &[String]| -> u64 {
+    let smallest = |side: &[String], global: u64| -> u64 {
         let given: Vec<(String, String)> = side
             .iter()
             .filter(is_ttl)
@@ -42,17 +48,14 @@ pub fn state_ttl(old: &[String], new: &[String]) -> (Vec<String>, u64, u64) {
             .collect();
         tables
             .iter()
-            .map(|table| {
-                given
-                    .iter()
-                    .find(|(t, _)| t == table)
-                    .and_then(|(_, v)| crate::catalog::duration::millis(v))
-                    .unwrap_or(0)
+            .map(|table| match given.iter().find(|(t, _)| t == table) {
+                Some((_, v)) => crate::catalog::duration::millis(v).unwrap_or(0),
+                None => global,
             })
             .min()
             .unwrap_or(0)
     };
-    let (old_min, new_min) = (smallest(old), smallest(new));
+    let (old_min, new_min) = (smallest(old, old_global), smallest(new, new_global));
     let names = tables.iter().map(|t| format!("STATE_TTL.{t}")).collect();
     (names, old_min, new_min)
 }
@@ -141,17 +144,23 @@ mod tests {
         let old = vec!["STATE_TTL('o' = '1d', 'u' = '2h')".to_string()];
         let new = vec!["STATE_TTL('o' = '7d', 'u' = '2h')".to_string()];
         assert_eq!(
-            state_ttl(&old, &new),
+            state_ttl(&old, &new, 0, 0),
             (
                 vec!["STATE_TTL.o".to_string(), "STATE_TTL.u".to_string()],
                 7_200_000,
                 7_200_000
             )
         );
-        let removed = state_ttl(&old, &[]);
-        assert_eq!(removed.2, 0, "no hint on the new side");
-        assert_eq!(state_ttl(&old, &old), (Vec::new(), 0, 0));
+        let removed = state_ttl(&old, &[], 0, 0);
+        assert_eq!(removed.2, 0, "no hint on the new side, TTL off there");
+        let global = state_ttl(&old, &[], 0, 86_400_000);
+        assert_eq!(
+            (global.1, global.2),
+            (3_600_000 * 2, 86_400_000),
+            "without a hint, a table's operators keep the global TTL"
+        );
+        assert_eq!(state_ttl(&old, &old, 5, 5), (Vec::new(), 0, 0));
         let odd = vec!["STATE_TTL('o' = 'soon')".to_string()];
-        assert_eq!(state_ttl(&old, &odd).2, 0, "not a duration");
+        assert_eq!(state_ttl(&old, &odd, 9, 9).2, 0, "not a duration");
     }
 }

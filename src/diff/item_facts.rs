@@ -4,14 +4,16 @@
 use crate::catalog::config::{self, Origin};
 use crate::catalog::connectors::Connectors;
 use crate::catalog::duration;
+use crate::facts::aggregate::Aggregates;
 use crate::facts::job::{ConfigFacts, ConfigKeyItem, TableOptionItem};
 use crate::facts::pair::item_value;
-use crate::plan::{Operator, Plan};
+use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use crate::source::ByteSpan;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// One changed item: its facts, and where it is written in the old and the new script.
+#[derive(Clone)]
 pub struct Item {
     pub facts: Value,
     pub old_span: Option<ByteSpan>,
@@ -38,6 +40,7 @@ pub fn config_items(
                 &ConfigKeyItem {
                     known: config::is_known(&change.key),
                     at_query: change.at_query,
+                    query_distinct_aggregates: true,
                     key: change.key,
                     written: change.written.clone(),
                     old_millis: change.old.as_deref().and_then(duration::millis),
@@ -52,6 +55,37 @@ pub fn config_items(
             label: format!("configuration key '{}'", change.written),
         })
         .collect()
+}
+
+/// The configuration items as one query's rules read them: with whether the query has a
+/// DISTINCT aggregate on either side (`query_distinct_aggregates`).
+pub fn config_items_for_query(items: &[Item], sides: [Option<&QueryPlan>; 2]) -> Vec<Item> {
+    let distinct = sides.into_iter().flatten().any(has_distinct_aggregate);
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            if let Value::Object(facts) = &mut item.facts {
+                facts.insert(
+                    ConfigKeyItem::query_distinct_aggregates.name().to_string(),
+                    Value::Bool(distinct),
+                );
+            }
+            item
+        })
+        .collect()
+}
+
+/// Whether a query has an aggregate call with DISTINCT, or an operator compared as a whole
+/// (which may hide one); a fact that does not read counts as one.
+fn has_distinct_aggregate(query: &QueryPlan) -> bool {
+    query.operators.iter().any(|op| match op.kind {
+        OperatorKind::Opaque => true,
+        _ if op.has_list(Aggregates::distinct_aggregates) => op
+            .read::<Aggregates>()
+            .map_or(true, |a| !a.distinct_aggregates.is_empty()),
+        _ => false,
+    })
 }
 
 /// One item per WITH option of a source table declared on both sides whose value differs

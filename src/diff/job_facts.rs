@@ -5,9 +5,11 @@ use super::item_facts;
 use super::matching::QueryPair;
 use super::pair_facts::{keyed_changed_items, ClauseKey};
 use crate::catalog::config::KeyChange;
+use crate::catalog::UndeclaredDrop;
 use crate::facts::job::ConfigFacts;
 use crate::plan::Plan;
-use std::collections::HashSet;
+use crate::source::ByteSpan;
+use std::collections::{BTreeSet, HashSet};
 
 /// The two plans being compared, with the job-level facts (configuration, functions,
 /// statements) computed once for every pair.
@@ -180,9 +182,26 @@ fn config_changes(old: &Plan, new: &Plan) -> Vec<KeyChange> {
     keys
 }
 
-/// The statements read past (DROP, USE, ...), in canonical spelling.
+/// The statements read past (DROP, USE, ...), in canonical spelling, but for the DROPs no
+/// query can tell from none (`harmless_drops`, compared with the DROPs of declared names).
 fn unmodelled_statements(plan: &Plan) -> Vec<String> {
-    plan.catalog.read_past_texts(&plan.file)
+    let harmless: Vec<ByteSpan> = harmless_drops(plan).map(|d| d.span).collect();
+    plan.catalog.read_past_texts_without(&plan.file, &harmless)
+}
+
+/// The `DROP ... IF EXISTS` statements of names the script neither declares nor reads: Flink
+/// does nothing, or drops a catalog object no query of the job reads.
+fn harmless_drops(plan: &Plan) -> impl Iterator<Item = &UndeclaredDrop> {
+    let read: BTreeSet<&str> = plan
+        .queries
+        .iter()
+        .flat_map(|q| q.sources.iter().chain(&q.views))
+        .map(String::as_str)
+        .collect();
+    plan.catalog
+        .drops
+        .iter()
+        .filter(move |d| d.if_exists && !read.contains(d.identity.as_str()))
 }
 
 /// The names whose skipped `CREATE ... IF NOT EXISTS` statements differ between the scripts.
@@ -277,7 +296,12 @@ fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
 
 /// The DROPs of declared names one script has and the other has not.
 fn drops_changed(old: &Plan, new: &Plan) -> Vec<String> {
-    let (old, new) = (&old.catalog.modelled_drops, &new.catalog.modelled_drops);
+    let with_harmless = |plan: &Plan| -> Vec<String> {
+        let mut drops = plan.catalog.modelled_drops.clone();
+        drops.extend(harmless_drops(plan).map(|d| d.resolved.clone()));
+        drops
+    };
+    let (old, new) = (&with_harmless(old), &with_harmless(new));
     if old == new {
         return Vec::new();
     }

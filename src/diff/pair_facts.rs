@@ -257,7 +257,12 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     let hints = |q: Option<&QueryPlan>| q.map(|q| q.hints.clone()).unwrap_or_default();
     let (projection_changed, rows_changed, renamed_outputs) = output_facts(pair);
     let (state_ttl_changed, state_ttl_old_min_millis, state_ttl_new_min_millis) =
-        hint_options::state_ttl(&hints(pair.old), &hints(pair.new));
+        hint_options::state_ttl(
+            &hints(pair.old),
+            &hints(pair.new),
+            global_state_ttl(pair.old, old_plan),
+            global_state_ttl(pair.new, new_plan),
+        );
     let whole = QueryPairFacts {
         changed_items: own_items,
         projection_changed,
@@ -275,6 +280,16 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         state_ttl_new_min_millis,
     };
     QueryPairSides { old, new, whole }
+}
+
+/// The `table.exec.state.ttl` in force at a query, in milliseconds (0: off, unset, or not a
+/// duration).
+fn global_state_ttl(query: Option<&QueryPlan>, plan: &Plan) -> u64 {
+    query
+        .and_then(|q| plan.catalog.config_versions.get(q.config_version))
+        .and_then(|config| config.get("table.exec.state.ttl"))
+        .and_then(crate::catalog::duration::millis)
+        .unwrap_or(0)
 }
 
 /// How the query's output changed where its stateful operators and source tables did not:

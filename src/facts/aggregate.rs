@@ -144,6 +144,8 @@ facts! {
         pub aggregates: Aggregates,
         #[serde(flatten)]
         pub filters: Filters,
+        /// whether it reads an inner regular join with an input unique on the join's keys (a table's primary key): Flink's cost-based planner may then plan the aggregate, or a partial one, beneath the join (FlinkAggregateJoinTransposeRule), and the join stores its rows
+        pub beneath_unique_join: bool,
     }
 }
 

@@ -34,7 +34,7 @@ facts! {
         pub skipped_definitions_changed: Vec<String>,
         /// names whose catalog tables or views, created while a TEMPORARY one of the name is in force and hidden by it to the end of the script, differ (added, removed or declared otherwise)
         pub hidden_definitions_changed: Vec<String>,
-        /// the DROP TABLE and DROP VIEW statements of declared names that one script has and the other has not (names resolved)
+        /// the DROP TABLE and DROP VIEW statements of declared names, and the DROP ... IF EXISTS statements of names no query of the script reads, that one script has and the other has not (names resolved)
         pub drops_changed: Vec<String>,
         /// tables and views the queries of both jobs read or write whose declarations differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and functions declared TEMPORARY on one side only (same class, language, resources)
         pub metadata_changed: Vec<String>,
@@ -103,7 +103,7 @@ facts! {
         pub hints_changed: Vec<String>,
         /// the tables named by the STATE_TTL hints added or removed, as `STATE_TTL.table` (as in hints_changed)
         pub state_ttl_changed: Vec<String>,
-        /// the smallest time-to-live (ms) the old query's STATE_TTL hints give those tables (0: a table without one, a value that is not a duration, or no STATE_TTL change)
+        /// the smallest time-to-live (ms) the old query keeps those tables' state with: their STATE_TTL hint, else the table.exec.state.ttl in force at the query, which the hint overrides (0: TTL off, a value that is not a duration, or no STATE_TTL change)
         pub state_ttl_old_min_millis: u64,
         /// the same for the new query
         pub state_ttl_new_min_millis: u64,
@@ -147,6 +147,8 @@ facts! {
         pub known: bool,
         /// whether some query of either job is planned under another value than a query of the other (false: every query reads the same value; it differs only after the last query of a script, where a SET applies to no query)
         pub at_query: bool,
+        /// whether the query judged has a DISTINCT aggregate call in the old or the new job, or an operator the tool compares as a whole (true for a key judged for the whole job)
+        pub query_distinct_aggregates: bool,
     }
 }
 

@@ -215,6 +215,11 @@ fn plan_statement(
         table.context.no_event_time = no_event_time;
     }
     source_table::normalized_filters(&mut source_tables, &rows);
+    super::join_transpose::mark(
+        &mut builder.operators,
+        &builder.aggregates_over_joins,
+        &source_tables,
+    );
     let union_read_by_state = builder.union_read_by_operator();
     let mut operators = std::mem::take(&mut builder.operators);
     for op in &mut operators {
@@ -325,6 +330,8 @@ pub struct Builder<'a> {
     /// The stateful joins planned: their operator's position and every column of each input
     /// (what they carry beneath a ranking).
     pub join_inputs: Vec<join_finish::JoinInputs>,
+    /// The group aggregates planned over regular joins, which Flink may plan beneath them.
+    pub aggregates_over_joins: Vec<super::join_transpose::AggregateOverJoins>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -366,6 +373,7 @@ impl<'a> Builder<'a> {
             pending_joins: Vec::new(),
             opaque_joins: Vec::new(),
             join_inputs: Vec::new(),
+            aggregates_over_joins: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
@@ -834,6 +842,19 @@ impl<'a> Builder<'a> {
         let mut output = if aggregates {
             let joins_below = input.joins_below.clone();
             let mut output = aggregate::build(self, select, input)?;
+            let aggregate = self.operators.len().saturating_sub(1);
+            if !joins_below.is_empty()
+                && self
+                    .operators
+                    .get(aggregate)
+                    .is_some_and(|op| op.kind == OperatorKind::GroupAggregate)
+            {
+                self.aggregates_over_joins
+                    .push(super::join_transpose::AggregateOverJoins {
+                        aggregate,
+                        joins: joins_below.iter().map(|j| j.operator).collect(),
+                    });
+            }
             self.group_aggregate_below(select, &select_input, &mut output, joins_below)?;
             output
         } else if windowed {

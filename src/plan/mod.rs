@@ -21,6 +21,7 @@ pub mod join_finish;
 pub mod join_nulls;
 pub mod join_prune;
 pub mod join_side;
+pub mod join_transpose;
 pub mod literals;
 pub mod match_recognize;
 pub mod normalize;

@@ -4,7 +4,7 @@
 use super::spans::spans_for;
 use super::state_fate::state_fate;
 use super::{Finding, Location, OperatorReport, QueryReport, QueryStatus};
-use crate::diff::item_facts::Item;
+use crate::diff::item_facts::{self, Item};
 use crate::diff::{self, Job, OperatorPair, QueryPair};
 use crate::facts::job::{ConfigFacts, QueryPairFacts};
 use crate::facts::{pair, FactName};
@@ -383,7 +383,7 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             findings.extend(item_findings(
                 rules,
                 "config_key",
-                &job.config_items,
+                &item_facts::config_items_for_query(&job.config_items, [pair.old, pair.new]),
                 &old_plan.file,
                 &new_plan.file,
             ));

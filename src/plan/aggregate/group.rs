@@ -19,6 +19,7 @@ pub fn put_facts(op: &mut Operator, grouped: Grouped, grouping_sets: String) {
         grouping_sets,
         aggregates: grouped.aggregates,
         filters: grouped.filters,
+        beneath_unique_join: false,
     });
 }
 
