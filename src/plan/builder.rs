@@ -769,6 +769,24 @@ impl<'a> Builder<'a> {
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));
             input.joins_below.extend(finished.planned);
+            for conditions in &finished.lookups_made_inner {
+                // As an inner lookup join's (`join::plan`): the rows it finds a match for.
+                let expanded = format!("expanded-by[lookup {conditions}]");
+                input
+                    .filters
+                    .retain(|f| !matches!(f, CExpr::Derived(t) if *t == expanded));
+                // Before this WHERE's terms, where an inner lookup join puts it.
+                let at = input
+                    .filters
+                    .iter()
+                    .position(|f| {
+                        matches!(f, CExpr::Literal(t) if where_terms.iter().any(|w| w.canonical() == *t))
+                    })
+                    .unwrap_or(input.filters.len());
+                input
+                    .filters
+                    .insert(at, CExpr::Derived(format!("lookup-match[{conditions}]")));
+            }
             if finished.regular {
                 for column in input.columns.iter_mut().chain(input.using.iter_mut()) {
                     column.time = None;
@@ -778,7 +796,14 @@ impl<'a> Builder<'a> {
         let select_input = input.clone();
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let distinct = select.distinct.is_some();
-        let aggregates = grouped || aggregate::has_aggregates(select);
+        // A GROUP BY without aggregate calls on the input's unique key groups nothing: Flink
+        // removes it (FlinkAggregateRemoveRule: plan oracle, a GROUP BY or DISTINCT holding the
+        // primary key of a CDC, upsert or lookup table beneath plans no group aggregate).
+        let grouping_removed = grouped
+            && !aggregate::has_aggregates(select)
+            && select.having.is_none()
+            && aggregate::groups_unique_rows(self, select, &input);
+        let aggregates = (grouped && !grouping_removed) || aggregate::has_aggregates(select);
         let windowed = over::has_over(select);
         // A ranking this SELECT does not filter: Flink prunes it when nothing reads its rank;
         // a SELECT that only projects and filters passes it up to the query that filters it
@@ -855,7 +880,12 @@ impl<'a> Builder<'a> {
             }
             output
         };
-        if distinct {
+        let distinct_removed = distinct
+            && !aggregates
+            && !windowed
+            && matches!(select.distinct, Some(sqlparser::ast::Distinct::Distinct))
+            && aggregate::unique_rows(&output);
+        if distinct && !distinct_removed {
             output = aggregate::select_distinct(self, select, output)?;
             // Every column is a key of the distinct aggregate: a WHERE above filters its input,
             // and reaches the joins beneath when nothing else is computed in between.
@@ -1003,6 +1033,7 @@ impl<'a> Builder<'a> {
             filters: input.filters.clone(),
             window: input.window.clone(),
             window_steps: input.window_steps + usize::from(input.window.is_some() && !identity),
+            unique_key: input.unique_key.clone(),
             ..Default::default()
         };
         for item in &select.projection {
@@ -1435,11 +1466,26 @@ impl<'a> Builder<'a> {
             } else {
                 Vec::new()
             };
+            // Its primary key, each column as read here (a key Flink's optimizer knows: it
+            // removes an aggregate without aggregate calls grouped by it).
+            let key = table.def.primary_key.clone().unwrap_or_default();
+            let key_columns: Vec<CExpr> = key
+                .iter()
+                .filter_map(|k| {
+                    columns
+                        .iter()
+                        .find(|c| c.expr.as_column().is_some_and(|(_, n)| n == k))
+                        .map(|c| c.expr.clone())
+                })
+                .collect();
+            let unique_key = (!key.is_empty() && !table.open && key_columns.len() == key.len())
+                .then_some(key_columns);
             return Ok(Relation {
                 columns: columns.into(),
                 open_tables,
                 base_tables: vec![name.to_string()],
                 scan_only: true,
+                unique_key,
                 ..Default::default()
             });
         }

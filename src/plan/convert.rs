@@ -575,9 +575,17 @@ impl<'a> Converter<'a> {
                     Some(what) => Some(super::normalize::normalize(self.lineage(rel, what)?)),
                     None => None,
                 };
-                match super::fold::trim_call(side, what, text) {
+                // `TRIM(x)` is `TRIM(BOTH ' ' FROM x)` (plan oracle: the same Calc).
+                match super::fold::trim_call(side, what.clone(), text.clone()) {
                     Some(call) => call,
-                    None => self.opaque(rel, expr)?,
+                    None => CExpr::Call {
+                        name: "TRIM".into(),
+                        args: vec![
+                            CExpr::Literal(side.into()),
+                            what.unwrap_or_else(|| super::fold::text(" ")),
+                            text,
+                        ],
+                    },
                 }
             }
             Expr::Substring {
@@ -627,6 +635,16 @@ impl<'a> Converter<'a> {
                 }
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
+            // `EXTRACT(HOUR FROM ts)`, as `HOUR(ts)` is (`date_part`).
+            Expr::Extract {
+                field, expr: value, ..
+            } if date_part(&field.to_string()).is_some() => {
+                let unit = date_part(&field.to_string()).unwrap_or_default();
+                CExpr::Call {
+                    name: "EXTRACT".into(),
+                    args: vec![CExpr::Literal(unit.into()), self.lineage(rel, value)?],
+                }
+            }
             Expr::Subquery(query)
             | Expr::Exists {
                 subquery: query, ..
@@ -1013,6 +1031,15 @@ impl<'a> Converter<'a> {
         if distinct {
             text.push_str("DISTINCT ");
         }
+        // `HOUR(ts)` is `EXTRACT(HOUR FROM ts)` (plan oracle: Flink plans the same Calc).
+        if origin == FunctionOrigin::Builtin && args.len() == 1 && !distinct && filter.is_none() {
+            if let Some(unit) = date_part(&name) {
+                return Ok(CExpr::Call {
+                    name: "EXTRACT".into(),
+                    args: vec![CExpr::Literal(unit.into()), args.remove(0)],
+                });
+            }
+        }
         let call = CExpr::Call {
             name: name.clone(),
             args: args.clone(),
@@ -1146,4 +1173,23 @@ pub fn literal(value: &Value) -> String {
         Value::Null => "NULL".into(),
         other => other.to_string(),
     }
+}
+
+/// The unit of Flink's date-part function `name` (`HOUR`, `DAYOFWEEK`, ...) or of an EXTRACT
+/// unit, as EXTRACT names it: Calcite plans each such function as the EXTRACT of that unit
+/// (plan oracle: `YEAR(ts)` ... `SECOND(ts)` and `EXTRACT(... FROM ts)` plan the same Calc).
+fn date_part(name: &str) -> Option<&'static str> {
+    Some(match name.to_uppercase().as_str() {
+        "YEAR" => "YEAR",
+        "QUARTER" => "QUARTER",
+        "MONTH" => "MONTH",
+        "WEEK" => "WEEK",
+        "DAYOFYEAR" | "DOY" => "DOY",
+        "DAYOFMONTH" | "DAY" => "DAY",
+        "DAYOFWEEK" | "DOW" => "DOW",
+        "HOUR" => "HOUR",
+        "MINUTE" => "MINUTE",
+        "SECOND" => "SECOND",
+        _ => return None,
+    })
 }

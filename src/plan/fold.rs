@@ -61,7 +61,7 @@ fn text_literal(expr: &CExpr) -> Option<&str> {
     text.strip_prefix('\'')?.strip_suffix('\'')
 }
 
-fn text(body: &str) -> CExpr {
+pub fn text(body: &str) -> CExpr {
     CExpr::Literal(format!("'{body}'"))
 }
 

@@ -65,6 +65,8 @@ pub const BUILTIN_SCALAR_FUNCTIONS: &[&str] = &[
     "SECOND", "NOW", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
     "CURRENT_ROW_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_WATERMARK",
     "SOURCE_WATERMARK", "PROCTIME", "DATE", "TIME", "TIMESTAMP",
+    // grouping sets: computed after the aggregate from the grouping set's id
+    "GROUPING", "GROUPING_ID", "GROUP_ID",
     // collections, JSON, structured values
     "CARDINALITY", "ELEMENT", "ARRAY", "MAP", "ROW", "ARRAY_APPEND", "ARRAY_CONCAT",
     "ARRAY_CONTAINS", "ARRAY_DISTINCT", "ARRAY_EXCEPT", "ARRAY_INTERSECT", "ARRAY_JOIN",

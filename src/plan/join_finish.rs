@@ -97,6 +97,9 @@ pub struct Finished {
     /// inputs (plan oracle: a proctime read through a regular join is a plain
     /// `TIMESTAMP_LTZ(3)`, and a first row by it is a Rank, not a Deduplicate).
     pub regular: bool,
+    /// The conditions (as `lookup-match[...]` names them) of the LEFT lookup joins a WHERE
+    /// made inner: what flows above them is the rows they find a match for.
+    pub lookups_made_inner: Vec<String>,
 }
 
 /// Finishes the joins of one SELECT's FROM: the WHERE terms they take, the columns they carry.
@@ -114,9 +117,14 @@ pub fn finish(
     let mut outer = Vec::new();
     let mut taken = BTreeSet::new();
     let mut regular = false;
+    let mut lookups_made_inner = Vec::new();
     for join in &mut pending {
         join.written.extend(written_where.iter().cloned());
+        let was = join.join_type;
         simplify_outer_join(join, where_terms, spans.selection);
+        if join.kind == OperatorKind::LookupJoin && was != join.join_type {
+            lookups_made_inner.push(canonical_terms(&join.conditions).join(" AND "));
+        }
         let pushed_before = join.filters.len();
         let conditions_before = join.conditions.len();
         for term in where_terms {
@@ -184,6 +192,7 @@ pub fn finish(
         planned: outer,
         conditions: taken,
         regular,
+        lookups_made_inner,
     }
 }
 
@@ -272,12 +281,32 @@ fn simplify_outer_join(
     where_terms: &[CExpr],
     where_span: Option<ByteSpan>,
 ) {
-    if join.kind != OperatorKind::Join {
+    // A lookup join too (plan oracle: a lookup LEFT JOIN whose WHERE rejects the nulls of the
+    // dimension table's columns plans the lookup join INNER).
+    if !matches!(
+        join.kind,
+        OperatorKind::Join | OperatorKind::LookupJoin | OperatorKind::WindowJoin
+    ) {
         return;
     }
-    let rejects = |side: Reads| {
-        !join_nulls::rejecting(where_terms, &|e: &CExpr| join.reads(e) == side).is_empty()
+    // Above a lookup join the dimension table's columns read as what it looks up
+    // (`lookup[conditions]:column`, `join::plan`).
+    let looked_up = format!(
+        "derived:lookup[{}]:",
+        canonical_terms(&join.conditions).join(" AND ")
+    );
+    let reads = |e: &CExpr| {
+        if join.kind == OperatorKind::LookupJoin {
+            let mut atoms = BTreeSet::new();
+            super::join::collect_atoms(e, &mut atoms);
+            if !atoms.is_empty() && atoms.iter().all(|a| a.starts_with(&looked_up)) {
+                return Reads::Right;
+            }
+        }
+        join.reads(e)
     };
+    let rejects =
+        |side: Reads| !join_nulls::rejecting(where_terms, &|e: &CExpr| reads(e) == side).is_empty();
     let simplified =
         join_nulls::simplified(join.join_type, rejects(Reads::Left), rejects(Reads::Right));
     if simplified == join.join_type {

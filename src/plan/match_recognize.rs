@@ -69,6 +69,41 @@ fn condition(expr: &Expr) -> String {
     }
 }
 
+/// `x BETWEEN a AND b` as `x >= a AND x <= b`, its two terms part of the AND chain around it:
+/// Flink plans them alike (plan oracle: a DEFINE with BETWEEN and with the two comparisons
+/// plans the same Match node).
+fn between_expanded(expr: &Expr) -> Expr {
+    use sqlparser::ast::{BinaryOperator as Op, VisitMut, VisitorMut};
+    struct Expand;
+    impl VisitorMut for Expand {
+        type Break = ();
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> std::ops::ControlFlow<()> {
+            if let Expr::Between {
+                expr: value,
+                negated: false,
+                low,
+                high,
+            } = expr
+            {
+                let compare = |op: Op, bound: &Expr| Expr::BinaryOp {
+                    left: value.clone(),
+                    op,
+                    right: Box::new(bound.clone()),
+                };
+                *expr = Expr::BinaryOp {
+                    left: Box::new(compare(Op::GtEq, low)),
+                    op: Op::And,
+                    right: Box::new(compare(Op::LtEq, high)),
+                };
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut copy = expr.clone();
+    let _ = copy.visit(&mut Expand);
+    copy
+}
+
 /// The terms of a chain of one operator (`a AND (b AND c)` is `a`, `b`, `c`).
 fn chain<'e>(expr: &'e Expr, op: &sqlparser::ast::BinaryOperator, out: &mut Vec<&'e Expr>) {
     match expr {
@@ -217,7 +252,13 @@ pub fn build(
     let mut defines: Vec<String> = clause
         .symbols
         .iter()
-        .map(|s| format!("{} AS {}", s.symbol.value, condition(&s.definition)))
+        .map(|s| {
+            format!(
+                "{} AS {}",
+                s.symbol.value,
+                condition(&between_expanded(&s.definition))
+            )
+        })
         .collect();
     defines.sort();
     // The operator keeps whole input rows (its MEASURES and DEFINE read pattern variables'

@@ -144,6 +144,10 @@ pub struct Relation {
     /// table's, NULL only where the declaration allows it (no join pads them, no grouping set
     /// rolls them up).
     pub scan_only: bool,
+    /// The primary key of the one declared table beneath when only projections and filters are
+    /// in between (no join, correlate or window TVF multiplies its rows): each row is unique on
+    /// these columns.
+    pub unique_key: Option<Vec<CExpr>>,
 }
 
 pub enum Resolved {
@@ -242,6 +246,7 @@ impl Relation {
     /// relation, so a chain of joins grows one relation and its index.
     pub fn beside(mut self, right: Relation) -> Relation {
         self.scan_only = false;
+        self.unique_key = None;
         self.columns.extend(right.columns);
         self.open_tables.extend(right.open_tables);
         self.base_tables.extend(right.base_tables);

@@ -36,8 +36,27 @@ fn sort_key(
         (Ok(_), _) | (Err(_), None) => output,
         (Err(_), Some(input)) => input,
     };
-    let value = b.converter().expr(scope, &item.expr)?;
-    let time = super::rank::order_time(b, scope, &item.expr, &value);
+    // `ORDER BY 2`: the second output column (Flink sorts by ordinal: plan oracle, the same
+    // SortLimit as `ORDER BY` the column's name). Only where every output column is known.
+    let ordinal = match &item.expr {
+        Expr::Value(v) if output.open_tables.is_empty() => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => n
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| output.columns.get(i)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (value, time) = match ordinal {
+        Some(column) => (column.expr.clone(), column.time),
+        None => {
+            let value = b.converter().expr(scope, &item.expr)?;
+            let time = super::rank::order_time(b, scope, &item.expr, &value);
+            (value, time)
+        }
+    };
     let descending = matches!(item.options.sort, Some(OrderBySort::Desc));
     Ok(SortKey {
         value: super::rank::null_order(value, descending, item.options.nulls_first),

@@ -160,6 +160,8 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
         span,
     };
     let mut relation = input;
+    // HOP and CUMULATE give a row per window it falls in.
+    relation.unique_key = None;
     let describe = window.describe();
     for (name, time) in [
         (WINDOW_START, None),

@@ -210,7 +210,13 @@ fn table_names(tokens: &Tokens, words: &[String], ctes: &BTreeSet<String>) -> Ve
             };
             let previous = tokens.previous_significant(i).map(|p| &tokens.items[p].0);
             let next = tokens.next_significant(i).map(|n| &tokens.items[n].0);
-            let after_name_keyword = matches!(previous, Some(t)
+            // `EXTRACT(HOUR FROM ts)`, `TRIM(BOTH ' ' FROM x)`, `SUBSTRING(x FROM 1)`: a FROM
+            // inside such a call's parentheses is followed by a value, not a table.
+            let in_call = tokens
+                .previous_significant(i)
+                .is_some_and(|p| inside_value_call(tokens, p));
+            let after_name_keyword = !in_call
+                && matches!(previous, Some(t)
                 if [
                     Keyword::FROM,
                     Keyword::JOIN,
@@ -1275,4 +1281,26 @@ pub fn respell_symmetric(sql: &str, skip: &BTreeSet<String>) -> String {
         }
         tokens.text()
     })
+}
+
+/// Whether token `at` is inside the parentheses of EXTRACT, TRIM, SUBSTRING, OVERLAY or
+/// POSITION (whose FROM reads a value).
+fn inside_value_call(tokens: &Tokens, at: usize) -> bool {
+    let mut depth = 0usize;
+    for j in (0..at).rev() {
+        match &tokens.items[j].0 {
+            Token::RParen => depth += 1,
+            Token::LParen if depth > 0 => depth -= 1,
+            Token::LParen => {
+                return tokens.previous_significant(j).is_some_and(|p| {
+                    matches!(&tokens.items[p].0, Token::Word(w)
+                        if ["EXTRACT", "TRIM", "SUBSTRING", "OVERLAY", "POSITION"]
+                            .iter()
+                            .any(|f| w.value.eq_ignore_ascii_case(f)))
+                });
+            }
+            _ => {}
+        }
+    }
+    false
 }

@@ -54,7 +54,13 @@ pub fn distinct_rows(
     if constants_pulled_up {
         super::drop_constant_keys(&mut keys, false);
     }
-    let keys: Vec<String> = keys.iter().map(|(k, _)| k.canonical()).collect();
+    // A column selected twice is one key (plan oracle: `SELECT DISTINCT level, level`).
+    let mut seen = foldhash::HashSet::default();
+    let keys: Vec<String> = keys
+        .iter()
+        .map(|(k, _)| k.canonical())
+        .filter(|k| seen.insert(k.clone()))
+        .collect();
     let aggregates = super::aggregate_facts(&mut op, &[], ByteSpan::default());
     let filters = op.filter_facts(&relation.filters, where_span);
     put_facts(

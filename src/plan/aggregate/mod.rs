@@ -52,6 +52,46 @@ pub fn has_aggregates(select: &Select) -> bool {
     finder.0
 }
 
+/// Whether every row of `relation` is unique on the columns it outputs: they hold the primary
+/// key of the one table beneath (only projections and filters in between).
+pub fn unique_rows(relation: &Relation) -> bool {
+    relation.window.is_none()
+        && relation.open_tables.is_empty()
+        && relation.unique_key.as_ref().is_some_and(|key| {
+            key.iter()
+                .all(|k| relation.columns.iter().any(|c| c.expr == *k))
+        })
+}
+
+/// Whether a plain GROUP BY (no grouping sets, no group window) of `select` over `input` holds
+/// the primary key of the one table beneath: each group is one row.
+pub fn groups_unique_rows(b: &mut Builder, select: &Select, input: &Relation) -> bool {
+    let GroupByExpr::Expressions(exprs, modifiers) = &select.group_by else {
+        return false;
+    };
+    if !modifiers.is_empty() || input.window.is_some() || !input.open_tables.is_empty() {
+        return false;
+    }
+    let Some(key) = &input.unique_key else {
+        return false;
+    };
+    let mut keys = Vec::new();
+    for expr in exprs {
+        match expr {
+            Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) => return false,
+            Expr::Function(f) if GroupWindowKind::from_name(&f.name.to_string()).is_some() => {
+                return false
+            }
+            _ => {}
+        }
+        match b.converter().expr(input, expr) {
+            Ok(k) => keys.push(k),
+            Err(_) => return false,
+        }
+    }
+    key.iter().all(|k| keys.contains(k))
+}
+
 pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relation> {
     let span = b.span(select);
     let group_exprs: Vec<&Expr> = match &select.group_by {

@@ -26,6 +26,12 @@ pub fn put_facts(
     };
     let mut names: Vec<String> = window_keys.iter().map(|(n, _)| n.clone()).collect();
     names.sort();
+    // A SESSION window's partition keys as a set: the aggregate keys its state by the GROUP BY
+    // keys, which hold them, and Flink's session spec keeps no order of its own (plan oracle:
+    // PARTITION BY (a, b) and (b, a) plan the same window aggregate, row types included).
+    let mut partition: Vec<String> = window.partition.iter().map(CExpr::canonical).collect();
+    partition.sort();
+    partition.dedup();
     let facts = WindowAggregateFacts {
         window: WindowFacts {
             kind: window.kind.clone(),
@@ -36,7 +42,7 @@ pub fn put_facts(
             offset_ms: param("offset"),
             time_attribute: window.time.canonical(),
             time_kind: window.time_kind.map(|t| t.name().to_string()),
-            partition: window.partition.iter().map(CExpr::canonical).collect(),
+            partition,
         },
         keys: grouped.keys,
         window_keys: names,
