@@ -7,7 +7,7 @@ use crate::catalog::duration;
 use crate::facts::aggregate::Aggregates;
 use crate::facts::job::{ConfigFacts, ConfigKeyItem, TableOptionItem};
 use crate::facts::pair::item_value;
-use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
+use crate::plan::{source_table, Operator, OperatorKind, Plan, QueryPlan};
 use crate::source::ByteSpan;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -41,6 +41,7 @@ pub fn config_items(
                     known: config::is_known(&change.key),
                     at_query: change.at_query,
                     query_distinct_aggregates: true,
+                    query_cdc_sources: true,
                     key: change.key,
                     written: change.written.clone(),
                     old_millis: change.old.as_deref().and_then(duration::millis),
@@ -58,9 +59,14 @@ pub fn config_items(
 }
 
 /// The configuration items as one query's rules read them: with whether the query has a
-/// DISTINCT aggregate on either side (`query_distinct_aggregates`).
+/// DISTINCT aggregate on either side (`query_distinct_aggregates`), and whether it reads a
+/// source normalized only under `table.exec.source.cdc-events-duplicate` (`query_cdc_sources`).
 pub fn config_items_for_query(items: &[Item], sides: [Option<&QueryPlan>; 2]) -> Vec<Item> {
-    let distinct = sides.into_iter().flatten().any(has_distinct_aggregate);
+    let queries = || sides.into_iter().flatten();
+    let distinct = queries().any(has_distinct_aggregate);
+    let cdc_sources = queries()
+        .flat_map(|query| &query.source_tables)
+        .any(source_table::normalized_by_cdc_duplicate);
     items
         .iter()
         .map(|item| {
@@ -69,6 +75,10 @@ pub fn config_items_for_query(items: &[Item], sides: [Option<&QueryPlan>; 2]) ->
                 facts.insert(
                     ConfigKeyItem::query_distinct_aggregates.name().to_string(),
                     Value::Bool(distinct),
+                );
+                facts.insert(
+                    ConfigKeyItem::query_cdc_sources.name().to_string(),
+                    Value::Bool(cdc_sources),
                 );
             }
             item

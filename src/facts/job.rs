@@ -149,6 +149,8 @@ facts! {
         pub at_query: bool,
         /// whether the query judged has a DISTINCT aggregate call in the old or the new job, or an operator the tool compares as a whole (true for a key judged for the whole job)
         pub query_distinct_aggregates: bool,
+        /// whether the query judged reads, in the old or the new job, a source Flink normalizes only under table.exec.source.cdc-events-duplicate (a CDC connector or format, or a changelog-mode with updates or deletes, and a primary key), or a table the script does not declare (true for a key judged for the whole job)
+        pub query_cdc_sources: bool,
     }
 }
 

@@ -291,10 +291,16 @@ fn option<'d>(def: &'d crate::sql::TableDef, key: &str) -> Option<&'d str> {
 /// change (a CDC connector or format), to drop duplicated change events (plan lab: the
 /// ChangelogNormalize of a `debezium-json` or `mysql-cdc` source under that key).
 fn normalized(def: &crate::sql::TableDef, cdc_duplicate: bool) -> bool {
-    if def.primary_key.as_ref().is_none_or(|k| k.is_empty()) {
+    let keyed = def.primary_key.as_ref().is_some_and(|k| !k.is_empty());
+    normalized_mode(&changelog_mode(def), keyed, cdc_duplicate)
+}
+
+/// [`normalized`] of a table whose changelog mode ([`changelog_mode`]) is `mode` and which has
+/// a primary key or not (`keyed`).
+fn normalized_mode(mode: &str, keyed: bool, cdc_duplicate: bool) -> bool {
+    if !keyed {
         return false;
     }
-    let mode = changelog_mode(def);
     if mode == "upsert" {
         return true;
     }
@@ -311,6 +317,20 @@ fn normalized(def: &crate::sql::TableDef, cdc_duplicate: bool) -> bool {
         }
         None => false,
     }
+}
+
+/// Whether `table.exec.source.cdc-events-duplicate` decides if Flink normalizes the scanned
+/// table: a CDC source with a primary key (normalized only under that key). A table the script
+/// does not declare, or whose facts do not read, may be one.
+pub fn normalized_by_cdc_duplicate(scan: &Operator) -> bool {
+    let Some(facts) = scan.source_facts() else {
+        return scan.kind == OperatorKind::Source;
+    };
+    let (Some(mode), Some(key)) = (facts.changelog, facts.primary_key) else {
+        return true;
+    };
+    let keyed = !key.is_empty();
+    normalized_mode(&mode, keyed, true) != normalized_mode(&mode, keyed, false)
 }
 
 /// Whether the table, scanned, produces changes (updates or deletes) rather than appends: an
