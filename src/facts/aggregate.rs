@@ -123,6 +123,8 @@ facts! {
         pub window_key_positions: Vec<usize>,
         /// projections between the window TVF and the GROUP BY
         pub steps_after_window: usize,
+        /// whether Flink keeps the window TVF a node of its own beneath the aggregate, which then keeps its state per window (windowing strategy WindowAttached) instead of per slice of the time attribute (TimeAttribute, SliceAttached): a correlate between them, or a filter term, a computed GROUP BY key or an aggregate argument on window_start, window_end or window_time
+        pub window_attached: bool,
         /// early/late-fire configuration in force
         pub emit: Emit,
         #[serde(flatten)]

@@ -235,6 +235,7 @@ fn plan_statement(
         filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
     };
     super::prune::unread_aggregates(&mut operators, &reads);
+    super::aggregate::window_tvf::mark_attached(&mut operators, &builder.window_aggregates);
     super::stored_columns::unread_stored_columns(&mut operators, &reads);
     super::join_prune::unread_join_columns(&mut operators, &reads);
     Ok(QueryPlan {
@@ -332,6 +333,9 @@ pub struct Builder<'a> {
     pub join_inputs: Vec<join_finish::JoinInputs>,
     /// The group aggregates planned over regular joins, which Flink may plan beneath them.
     pub aggregates_over_joins: Vec<super::join_transpose::AggregateOverJoins>,
+    /// The window TVF aggregates (their operator) and the window each reads, to tell once the
+    /// query is planned whether Flink keeps the window apart (`window_tvf::mark_attached`).
+    pub window_aggregates: Vec<(usize, super::scope::WindowTvf)>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -374,6 +378,7 @@ impl<'a> Builder<'a> {
             opaque_joins: Vec::new(),
             join_inputs: Vec::new(),
             aggregates_over_joins: Vec::new(),
+            window_aggregates: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,

@@ -86,6 +86,9 @@ pub fn correlate(
     let mut out = left;
     out.scan_only = false;
     out.unique_key = None;
+    if let Some(window) = &mut out.window {
+        window.correlated = true;
+    }
     // Each row of the input becomes as many rows as the function returns for it (none, one or
     // many; LEFT: at least one): to the operators after it that changes which rows they get,
     // whichever columns they read, as a filter does. `expanded-by[...]` is not a filter that

@@ -29,6 +29,10 @@ pub struct WindowTvf {
     pub params: Vec<(String, i128)>,
     pub partition: Vec<CExpr>,
     pub span: ByteSpan,
+    /// Whether a correlate (UNNEST, LATERAL TABLE) reads the window's rows before what reads
+    /// them here: Flink then keeps the window TVF a node of its own (see
+    /// `aggregate::window_tvf::window_attached`).
+    pub correlated: bool,
 }
 
 impl WindowTvf {

@@ -158,6 +158,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
         params,
         partition,
         span,
+        correlated: false,
     };
     let mut relation = input;
     // HOP and CUMULATE give a row per window it falls in.

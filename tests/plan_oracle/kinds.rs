@@ -36,6 +36,14 @@ pub fn from_flink(node: &Value) -> Normal {
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
             if let Some(w) = get("window").filter(|w| !w.is_null()) {
                 attrs.insert("window", normal::flink_window(w));
+                // A window TVF aggregate's windowing strategy: the TVF kept apart
+                // (WindowAttached: state per window) or merged (per slice).
+                if let Some(strategy) = w.get("strategy").and_then(Value::as_str) {
+                    attrs.insert(
+                        "window_strategy",
+                        window_strategy(strategy == "WindowAttached"),
+                    );
+                }
             }
         }
         "over-aggregate" => {
@@ -125,6 +133,9 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
             if let Some(w) = get("window").filter(|w| w.is_object()) {
                 attrs.insert("window", normal::tool_window(w));
+            }
+            if let Some(attached) = get("window_attached").and_then(Value::as_bool) {
+                attrs.insert("window_strategy", window_strategy(attached));
             }
         }
         OperatorKind::OverAggregate => {
@@ -265,4 +276,9 @@ fn pair(term: &str) -> Option<String> {
     let mut sides = [normal::field(a), normal::field(b)];
     sides.sort();
     Some(format!("{} = {}", sides[0], sides[1]))
+}
+
+/// A window TVF aggregate's windowing strategy, as both sides name it.
+fn window_strategy(attached: bool) -> String {
+    if attached { "window-attached" } else { "slice" }.to_string()
 }

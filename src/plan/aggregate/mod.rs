@@ -4,7 +4,7 @@
 
 mod group;
 mod group_window;
-mod window_tvf;
+pub(super) mod window_tvf;
 pub use group::keys_of_sets;
 
 pub use group::{distinct_rows, select_distinct};
@@ -328,6 +328,9 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         }
         _ => {}
     });
+    if let (None, Some(t)) = (&window, &tvf) {
+        b.window_aggregates.push((b.operators.len(), t.clone()));
+    }
     b.operators.push(op);
     Ok(output)
 }

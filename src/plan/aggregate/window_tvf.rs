@@ -2,6 +2,7 @@
 //! `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ...))` (and HOP, CUMULATE, SESSION).
 
 use super::super::builder::Builder;
+use super::super::dialect_names::{WINDOW_END, WINDOW_START, WINDOW_TIME};
 use super::super::expr::CExpr;
 use super::super::scope::WindowTvf;
 use super::super::Operator;
@@ -48,6 +49,8 @@ pub fn put_facts(
         window_keys: names,
         window_key_positions: window_keys.iter().map(|(_, p)| *p).collect(),
         steps_after_window,
+        // Told once the query is planned: `mark_attached`.
+        window_attached: false,
         emit: super::emit_facts(b, op),
         aggregates: grouped.aggregates,
         filters: grouped.filters,
@@ -57,4 +60,58 @@ pub fn put_facts(
         crate::facts::aggregate::WindowAggregateFacts::window,
         window.span,
     );
+}
+
+/// Marks the window TVF aggregates (`window_aggregates`: operator, window read) of a planned
+/// query for which Flink keeps the window TVF a node of its own beneath the aggregate
+/// (windowing strategy `WindowAttached`: the aggregate keeps its state per window, read from
+/// the rows' window_start / window_end) rather than merging it into the aggregate
+/// (`TimeAttribute`, or `SliceAttached` for a two-phase one: state per slice of the time
+/// attribute, which HOP and CUMULATE windows share). Flink merges them only when nothing
+/// between reads the window columns but as plain keys: no correlate, no filter term (one pushed
+/// from above too), computed key or aggregate argument on window_start, window_end or
+/// window_time, an unread call pruned (plan lab: `MAX(window_time)`, a WHERE on window_start, a
+/// key `DATE_FORMAT(window_start, ...)` or a CROSS JOIN UNNEST each plan the
+/// WindowTableFunction apart; `COUNT(window_start)` does not: Flink reads it as `COUNT(*)`, the
+/// window columns being NOT NULL).
+pub fn mark_attached(operators: &mut [Operator], window_aggregates: &[(usize, WindowTvf)]) {
+    for (index, window) in window_aggregates {
+        let Some(op) = operators.get_mut(*index) else {
+            continue;
+        };
+        let Ok(facts) = op.read::<WindowAggregateFacts>() else {
+            continue;
+        };
+        let reads_window = |text: &str| reads_window_columns(window, text);
+        let counted = |call: &str| {
+            window_columns(window)
+                .iter()
+                .any(|c| call == format!("COUNT({c})"))
+        };
+        let attached = window.correlated
+            || facts.keys.iter().any(|k| reads_window(k))
+            || facts.filters.filters.iter().any(|f| reads_window(f))
+            || facts
+                .aggregates
+                .aggregates
+                .iter()
+                .any(|a| reads_window(a) && !counted(a));
+        if attached {
+            op.update(|facts: &mut WindowAggregateFacts| facts.window_attached = true);
+        }
+    }
+}
+
+/// The window's window_start, window_end and window_time as canonical text reads them.
+fn window_columns(window: &WindowTvf) -> [String; 3] {
+    let describe = window.describe();
+    [WINDOW_START, WINDOW_END, WINDOW_TIME].map(|c| format!("{}({describe})", c.to_uppercase()))
+}
+
+/// Whether canonical text (a filter term, a key, an aggregate call) reads the window's
+/// window_start, window_end or window_time.
+pub fn reads_window_columns(window: &WindowTvf, text: &str) -> bool {
+    window_columns(window)
+        .iter()
+        .any(|c| text.contains(c.as_str()))
 }
