@@ -46,6 +46,8 @@ pub fn config_items(
                     written: change.written.clone(),
                     old_millis: change.old.as_deref().and_then(duration::millis),
                     new_millis: change.new.as_deref().and_then(duration::millis),
+                    old_number: change.old.as_deref().and_then(whole_number),
+                    new_number: change.new.as_deref().and_then(whole_number),
                     old_value: change.old,
                     new_value: change.new,
                 },
@@ -56,6 +58,11 @@ pub fn config_items(
             label: format!("configuration key '{}'", change.written),
         })
         .collect()
+}
+
+/// A configuration value read as a whole number (`1000`, ` 5000 `).
+fn whole_number(value: &str) -> Option<i64> {
+    value.trim().parse().ok()
 }
 
 /// The configuration items as one query's rules read them: with whether the query has a

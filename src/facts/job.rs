@@ -143,6 +143,10 @@ facts! {
         pub old_millis: Option<u64>,
         /// new_value read as a Flink duration, in milliseconds (null: unset or not a duration)
         pub new_millis: Option<u64>,
+        /// old_value read as a whole number (null: unset or not a number)
+        pub old_number: Option<i64>,
+        /// new_value read as a whole number (null: unset or not a number)
+        pub new_number: Option<i64>,
         /// whether the tool knows the key
         pub known: bool,
         /// whether some query of either job is planned under another value than a query of the other (false: every query reads the same value; it differs only after the last query of a script, where a SET applies to no query)
