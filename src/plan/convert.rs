@@ -730,6 +730,19 @@ impl<'a> Converter<'a> {
             .is_some_and(|t| t.ends_with(" NOT NULL"))
     }
 
+    /// Whether `value`, read from `rel`, is never NULL as Flink's planner knows it: a literal
+    /// other than NULL, a column declared NOT NULL (or of the primary key) over the table's
+    /// scan, or the window_start, window_end or window_time of the window TVF `rel` is.
+    fn never_null(&self, rel: &Relation, value: &CExpr) -> bool {
+        match value {
+            CExpr::Literal(l) => !l.eq_ignore_ascii_case("NULL"),
+            _ if rel.scan_only && self.declared_not_null(value) => true,
+            _ => rel.window.as_ref().is_some_and(|window| {
+                super::aggregate::window_tvf::is_window_column(window, &value.canonical())
+            }),
+        }
+    }
+
     /// The type a source column is declared with, `NOT NULL` included, when `value` is one.
     fn declared_data_type(&self, value: &CExpr) -> Option<&str> {
         let (instance, column) = value.as_column()?;
@@ -976,11 +989,13 @@ impl<'a> Converter<'a> {
             self.aggregates = saved;
         }
         let (mut args, mut distinct) = converted?;
-        // Flink plans COUNT of a constant that is not NULL (`COUNT(1)`, `COUNT('x')`) as
-        // COUNT(*): one aggregate, one state (plan oracle: count-star-vs-count-one).
+        // Flink plans COUNT of a value that is never NULL (`COUNT(1)`, `COUNT('x')`, a column
+        // declared NOT NULL or of the primary key over the table's scan, a window TVF's
+        // window_start) as COUNT(*): one aggregate, one state (plan oracle:
+        // count-star-vs-count-one; cases/group_aggregate/count-primary-key-column.yaml).
         if name == "COUNT"
             && !distinct
-            && matches!(args.as_slice(), [CExpr::Literal(l)] if !l.eq_ignore_ascii_case("NULL"))
+            && matches!(args.as_slice(), [arg] if self.never_null(rel, arg))
         {
             args = vec![CExpr::Literal("*".into())];
         }

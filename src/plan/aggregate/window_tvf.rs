@@ -72,7 +72,7 @@ pub fn put_facts(
 /// from above too), computed key or aggregate argument on window_start, window_end or
 /// window_time, an unread call pruned (plan lab: `MAX(window_time)`, a WHERE on window_start, a
 /// key `DATE_FORMAT(window_start, ...)` or a CROSS JOIN UNNEST each plan the
-/// WindowTableFunction apart; `COUNT(window_start)` does not: Flink reads it as `COUNT(*)`, the
+/// WindowTableFunction apart; `COUNT(window_start)` does not, and is read as `COUNT(*)`, the
 /// window columns being NOT NULL).
 pub fn mark_attached(operators: &mut [Operator], window_aggregates: &[(usize, WindowTvf)]) {
     for (index, window) in window_aggregates {
@@ -83,19 +83,10 @@ pub fn mark_attached(operators: &mut [Operator], window_aggregates: &[(usize, Wi
             continue;
         };
         let reads_window = |text: &str| reads_window_columns(window, text);
-        let counted = |call: &str| {
-            window_columns(window)
-                .iter()
-                .any(|c| call == format!("COUNT({c})"))
-        };
         let attached = window.correlated
             || facts.keys.iter().any(|k| reads_window(k))
             || facts.filters.filters.iter().any(|f| reads_window(f))
-            || facts
-                .aggregates
-                .aggregates
-                .iter()
-                .any(|a| reads_window(a) && !counted(a));
+            || facts.aggregates.aggregates.iter().any(|a| reads_window(a));
         if attached {
             op.update(|facts: &mut WindowAggregateFacts| facts.window_attached = true);
         }
@@ -114,4 +105,9 @@ pub fn reads_window_columns(window: &WindowTvf, text: &str) -> bool {
     window_columns(window)
         .iter()
         .any(|c| text.contains(c.as_str()))
+}
+
+/// Whether canonical text is the window's window_start, window_end or window_time itself.
+pub fn is_window_column(window: &WindowTvf, text: &str) -> bool {
+    window_columns(window).iter().any(|c| c == text)
 }
