@@ -1014,6 +1014,9 @@ impl<'a> Converter<'a> {
         // A function renamed with its implementation kept is compared under its old name.
         let name = match origin {
             FunctionOrigin::Declared(_) => self.catalog.compared_function_name(name),
+            FunctionOrigin::Builtin => super::functions::builtin_spelling(&name)
+                .unwrap_or(&name)
+                .to_string(),
             _ => name,
         };
         let on_keys_only = |c: &CExpr| {
@@ -1053,6 +1056,21 @@ impl<'a> Converter<'a> {
                     name: "EXTRACT".into(),
                     args: vec![CExpr::Literal(unit.into()), args.remove(0)],
                 });
+            }
+        }
+        // `NULLIF(a, b)` is `CASE WHEN a = b THEN NULL ELSE a END` (plan lab: Flink plans the
+        // same Calc for both).
+        if origin == FunctionOrigin::Builtin && name == "NULLIF" && !distinct && filter.is_none() {
+            if let [value, other] = args.as_slice() {
+                let equal = CExpr::Binary {
+                    op: "=".into(),
+                    left: Box::new(self.compared_operand(value.clone())),
+                    right: Box::new(self.compared_operand(other.clone())),
+                };
+                return Ok(CExpr::call(
+                    "CASE",
+                    vec![equal, CExpr::Literal("NULL".into()), value.clone()],
+                ));
             }
         }
         let call = CExpr::Call {
