@@ -1002,6 +1002,8 @@ impl<'a> Builder<'a> {
                         .iter()
                         .fold(t, |t, (key, beneath)| t.replaced(key, beneath))
                 })
+                // `HAVING 1 = 1` filters nothing, as `WHERE 1 = 1` does not.
+                .filter(|t| !matches!(t, CExpr::Literal(l) if l == "TRUE"))
                 .collect();
             let span = self.span(having);
             for term in &terms {
@@ -1731,7 +1733,8 @@ fn filters_after_operators(relation: &Relation, operators: &[Operator]) -> Vec<S
         .filters
         .iter()
         .map(CExpr::canonical)
-        .filter(|t| !beneath.contains(t))
+        // `HAVING 1 = 1` filters nothing.
+        .filter(|t| !beneath.contains(t) && t != "TRUE")
         .collect();
     terms.sort();
     terms.dedup();
