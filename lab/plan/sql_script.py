@@ -163,11 +163,21 @@ def changelog_of(options):
     """What the real connector produces: insert, upsert or all (what the stand-in imitates)."""
     connector = options.get("connector", "").lower()
     formats = [v.lower() for k, v in options.items() if k == "format" or k.endswith(".format")]
+    is_true = lambda key: options.get(key, "").strip().lower() == "true"
+    cdc = connector.endswith("-cdc")
+    # Flink CDC switches: every change read as an INSERT; postgres-cdc's changelog-mode
+    # all / upsert; mongodb-cdc emits upserts unless it reads full changelogs.
+    if cdc and is_true("scan.read-changelog-as-append-only.enabled"):
+        return "insert"
+    mode = options.get("changelog-mode", "").upper().replace(" ", "")
+    if mode in ("UPSERT", "ALL"):
+        return mode.lower()
     if connector == "upsert-kafka":
         return "upsert"
-    if connector.endswith("-cdc") or any(f in CDC_FORMATS or f.endswith("-cdc") for f in formats):
+    if connector == "mongodb-cdc" and not is_true("scan.full-changelog"):
+        return "upsert"
+    if cdc or any(f in CDC_FORMATS or f.endswith("-cdc") for f in formats):
         return "all"
-    mode = options.get("changelog-mode", "").upper().replace(" ", "")
     if mode:
         kinds = set(mode.split(","))
         if "UB" in kinds:

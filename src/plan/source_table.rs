@@ -349,13 +349,31 @@ pub fn produces_changes(def: &crate::sql::TableDef) -> bool {
 /// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
 /// `changelog:<format>` for CDC formats.
 fn changelog_mode(def: &crate::sql::TableDef) -> String {
-    if let Some(mode) = option(def, "changelog-mode") {
-        return format!("changelog-mode:{mode}");
+    let connector = option(def, "connector").unwrap_or_default().to_lowercase();
+    let is_true =
+        |key: &str| option(def, key).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let cdc = connector.ends_with("-cdc");
+    // Flink CDC: every change read as an INSERT (Flink CDC 3.3, `scan.read-changelog-as-
+    // append-only.enabled`); postgres-cdc's `changelog-mode` is `all` or `upsert`.
+    if cdc && is_true("scan.read-changelog-as-append-only.enabled") {
+        return "insert-only".into();
     }
-    if option(def, "connector").is_some_and(|c| c.to_lowercase().starts_with("upsert-")) {
+    if let Some(mode) = option(def, "changelog-mode") {
+        match mode.trim().to_lowercase().as_str() {
+            "upsert" => return "upsert".into(),
+            "all" => return "changelog:cdc".into(),
+            _ => return format!("changelog-mode:{mode}"),
+        }
+    }
+    if connector.starts_with("upsert-") {
         return "upsert".into();
     }
-    if option(def, "connector").is_some_and(|c| c.to_lowercase().ends_with("-cdc")) {
+    // mongodb-cdc emits upserts (no before-image) unless it reads full changelogs (pre- and
+    // post-images, `scan.full-changelog`).
+    if connector == "mongodb-cdc" && !is_true("scan.full-changelog") {
+        return "upsert".into();
+    }
+    if cdc {
         return "changelog:cdc".into();
     }
     let formats = ["format", "value.format"];
