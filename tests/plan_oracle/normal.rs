@@ -136,6 +136,17 @@ pub fn aggregate(text: &str) -> String {
         return t.to_uppercase();
     };
     let name = t[..open].trim().to_uppercase();
+    // Flink versions its internal functions (`$WELFORD_M2$1`): the version is no part of the call.
+    let name = match name.rsplit_once('$') {
+        Some((base, version))
+            if !base.is_empty()
+                && !version.is_empty()
+                && version.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            base.to_string()
+        }
+        _ => name,
+    };
     let inner = t[open + 1..].rsplit_once(')').map_or("", |(a, _)| a).trim();
     let (distinct, args) = match inner.get(..9) {
         Some(head) if head.eq_ignore_ascii_case("DISTINCT ") => ("DISTINCT ", &inner[9..]),
