@@ -10,6 +10,7 @@ use crate::catalog::TimeKind;
 use crate::error::Result;
 use crate::facts::operators::{LimitFacts, TemporalSortFacts};
 use crate::source::ByteSpan;
+use crate::sql::ColumnKind;
 use serde_json::{json, Value};
 use sqlparser::ast::{Expr, LimitClause, OrderByExpr, OrderByKind, OrderBySort, Query};
 
@@ -144,6 +145,29 @@ pub fn build(
         .chain(output.open_tables.iter().map(|(_, t)| format!("{t}.*")))
         .collect();
     let temporal = keys.first().filter(|k| !k.descending).and_then(|k| k.time);
+    // Over a table's plain scan, Flink stores the scan's whole row, not the SELECT list (an
+    // unordered LIMIT stores no row, only how many it let through; a sort on processing time
+    // is judged by its selected fields, as the vendor's table does).
+    let row = match keys.is_empty() || temporal == Some(TimeKind::Proctime) {
+        true => None,
+        false => scan_row(b, output, input),
+    };
+    let selected = match row {
+        Some((instance, columns)) => {
+            // Each column is stored: its type is read as a column the query reads.
+            for name in &columns {
+                b.reads.columns.insert((
+                    super::scope::base_table(&instance).to_string(),
+                    name.clone(),
+                ));
+            }
+            columns
+                .iter()
+                .map(|c| CExpr::column(&instance, c).canonical())
+                .collect()
+        }
+        None => selected,
+    };
     let mut op = match (limited, temporal) {
         (true, _) => {
             let node = if keys.is_empty() {
@@ -211,4 +235,38 @@ pub fn build(
     }
     b.operators.push(op);
     Ok(())
+}
+
+/// The row a sort or limit stores when it reads a table's scan with nothing computed in
+/// between: Flink pulls the SELECT's projection (and any projection of plain columns beneath,
+/// a subquery's or a view's) above the Sort, so the Sort, Limit or SortLimit stores every
+/// column the scan produces, in the table's order. Not when a WHERE or a computed column puts
+/// a Calc with expressions beneath it (then the row is pruned to what is read; plan lab: Flink
+/// 2.3's TemporalSort, Limit and SortLimit row types; red team round 17, FS1).
+fn scan_row(
+    b: &Builder,
+    output: &Relation,
+    input: Option<&Relation>,
+) -> Option<(String, Vec<String>)> {
+    let input = input?;
+    if !output.filters.is_empty() || input.window.is_some() || !input.open_tables.is_empty() {
+        return None;
+    }
+    let mut instances = input
+        .columns
+        .iter()
+        .map(|c| c.expr.as_column().map(|(t, _)| t));
+    let instance = instances.next().flatten()?;
+    if !instances.all(|t| t == Some(instance)) {
+        return None;
+    }
+    let table = b
+        .catalog
+        .table_at(super::scope::base_table(instance), b.ordinal)?;
+    let computed = |c: &crate::sql::ColumnDef| matches!(c.kind, ColumnKind::Computed { .. });
+    if table.def.columns.iter().any(computed) {
+        return None;
+    }
+    let names = table.def.columns.iter().map(|c| c.name.clone()).collect();
+    Some((instance.to_string(), names))
 }

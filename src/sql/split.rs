@@ -37,12 +37,19 @@ impl RawStatement {
     }
 
     /// The optimizer hints of the statement: comments of the form `/*+ ... */`.
+    /// A STATE_TTL hint Flink ignores is left out: it applies only to the regular joins and
+    /// group aggregates of the query block whose SELECT it follows (plan lab: the same hint on
+    /// the SELECT above a CTE or subquery that aggregates, or after a table name, leaves the
+    /// aggregate's state without a time-to-live).
     pub fn hints(&self) -> Vec<String> {
         self.tokens
             .iter()
-            .filter_map(|t| match &t.token {
+            .enumerate()
+            .filter_map(|(i, t)| match &t.token {
                 Token::Whitespace(Whitespace::MultiLineComment(text)) if text.starts_with('+') => {
-                    Some(text[1..].split_whitespace().collect::<Vec<_>>().join(" "))
+                    let hint = text[1..].split_whitespace().collect::<Vec<_>>().join(" ");
+                    let ignored = is_state_ttl(&hint) && !state_ttl_applies(&self.tokens, i);
+                    (!ignored).then_some(hint)
                 }
                 _ => None,
             })
@@ -183,4 +190,68 @@ fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpa
     }
     out.push(raw);
     Ok(())
+}
+
+/// Whether a hint is a STATE_TTL hint.
+fn is_state_ttl(hint: &str) -> bool {
+    hint.split_once('(')
+        .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("STATE_TTL"))
+}
+
+/// The aggregate functions whose call makes a query block a group aggregate.
+const AGGREGATE_CALLS: [&str; 14] = [
+    "COUNT",
+    "SUM",
+    "MIN",
+    "MAX",
+    "AVG",
+    "LISTAGG",
+    "COLLECT",
+    "FIRST_VALUE",
+    "LAST_VALUE",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VAR_POP",
+    "VAR_SAMP",
+    "ARRAY_AGG",
+];
+
+/// Whether the hint comment at `at` follows a SELECT whose own block (not a subquery, CTE or
+/// view inside it) has a regular join or a group aggregate (GROUP BY, DISTINCT, an aggregate
+/// call), the operators a STATE_TTL hint applies to. A block it cannot read counts as one.
+fn state_ttl_applies(tokens: &[TokenWithSpan], at: usize) -> bool {
+    let significant = |t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    let follows_select = tokens[..at]
+        .iter()
+        .rev()
+        .find(significant)
+        .is_some_and(|t| is_word(&t.token, "SELECT"));
+    if !follows_select {
+        return false;
+    }
+    let rest: Vec<&TokenWithSpan> = tokens[at + 1..].iter().filter(significant).collect();
+    let mut depth = 0usize;
+    for (i, t) in rest.iter().enumerate() {
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen if depth == 0 => return false,
+            Token::RParen => depth -= 1,
+            _ if depth > 0 => {}
+            Token::Word(w) if w.quote_style.is_none() => {
+                let word = w.value.to_uppercase();
+                if matches!(word.as_str(), "UNION" | "INTERSECT" | "EXCEPT") {
+                    return false;
+                }
+                let call = matches!(rest.get(i + 1).map(|n| &n.token), Some(Token::LParen));
+                if matches!(word.as_str(), "GROUP" | "JOIN" | "DISTINCT")
+                    || (call && AGGREGATE_CALLS.contains(&word.as_str()))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
