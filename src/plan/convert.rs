@@ -125,6 +125,9 @@ pub struct Converter<'a> {
     /// Set while a window's PARTITION BY or ORDER BY key is converted: `x + 0` stays an
     /// expression there (see [`Converter::window_key`]).
     pub keep_identities: bool,
+    /// Set while the SELECT of a GROUP BY Flink removes is converted (each group is one row):
+    /// its SUM, MIN and MAX of a value are the value (`aggregate::removable_calls`).
+    pub one_row_groups: bool,
 }
 
 impl<'a> Converter<'a> {
@@ -146,6 +149,7 @@ impl<'a> Converter<'a> {
             subqueries: &NO_SUBQUERIES,
             ordinal: usize::MAX,
             keep_identities: false,
+            one_row_groups: false,
         }
     }
 
@@ -989,6 +993,15 @@ impl<'a> Converter<'a> {
             self.aggregates = saved;
         }
         let (mut args, mut distinct) = converted?;
+        // A group of one row: its SUM, MIN or MAX is the row's value (FlinkAggregateRemoveRule).
+        if self.one_row_groups
+            && builtin_aggregate
+            && function.filter.is_none()
+            && super::aggregate::ONE_ROW_CALLS.contains(&name.as_str())
+            && args.len() == 1
+        {
+            return Ok(args.remove(0));
+        }
         // Flink plans COUNT of a value that is never NULL (`COUNT(1)`, `COUNT('x')`, a column
         // declared NOT NULL or of the primary key over the table's scan, a window TVF's
         // window_start) as COUNT(*): one aggregate, one state (plan oracle:

@@ -53,6 +53,41 @@ pub fn has_aggregates(select: &Select) -> bool {
     finder.0
 }
 
+/// The aggregate calls whose value over a group of one row is that row's value: a GROUP BY on a
+/// unique key with only these calls is removed by Flink (FlinkAggregateRemoveRule; not COUNT,
+/// AVG, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, nor a call with FILTER: red team round 17).
+pub const ONE_ROW_CALLS: [&str; 3] = ["SUM", "MIN", "MAX"];
+
+/// Whether every aggregate call of `select` (its SELECT list and HAVING) is a built-in SUM,
+/// MIN or MAX of one value without FILTER (none at all included).
+pub fn removable_calls(select: &Select) -> bool {
+    struct Finder(bool);
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            if let Expr::Function(f) = expr {
+                let name = f.name.to_string().to_uppercase();
+                if f.over.is_none() && is_builtin_aggregate(&name) {
+                    let one_arg = matches!(&f.args, sqlparser::ast::FunctionArguments::List(l) if l.args.len() == 1);
+                    if !ONE_ROW_CALLS.contains(&name.as_str()) || f.filter.is_some() || !one_arg {
+                        self.0 = false;
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut finder = Finder(true);
+    for item in &select.projection {
+        let _ = item.visit(&mut finder);
+    }
+    if let Some(having) = &select.having {
+        let _ = having.visit(&mut finder);
+    }
+    finder.0
+}
+
 /// Whether every row of `relation` is unique on the columns it outputs: they hold the primary
 /// key of the one table beneath (only projections and filters in between).
 pub fn unique_rows(relation: &Relation) -> bool {
@@ -331,6 +366,11 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     });
     if let (None, Some(t)) = (&window, &tvf) {
         b.window_aggregates.push((b.operators.len(), t.clone()));
+    }
+    // A plain GROUP BY's rows are unique on its keys: a GROUP BY above on them groups one row
+    // each (plan lab: Flink removes it, red team round 17 FS3 `agg-over-agg`).
+    if window.is_none() && tvf.is_none() && grouping_sets.is_empty() && !keys.is_empty() {
+        output.unique_key = Some(keys.iter().map(|(k, _)| k.clone()).collect());
     }
     b.operators.push(op);
     Ok(output)
