@@ -217,8 +217,8 @@ const AGGREGATE_CALLS: [&str; 14] = [
 ];
 
 /// Whether the hint comment at `at` follows a SELECT whose own block (not a subquery, CTE or
-/// view inside it) has a regular join or a group aggregate (GROUP BY, DISTINCT, an aggregate
-/// call), the operators a STATE_TTL hint applies to. A block it cannot read counts as one.
+/// view inside it) has a regular join (JOIN, or a comma in FROM) or a group aggregate (GROUP BY,
+/// DISTINCT, an aggregate call), the operators a STATE_TTL hint applies to.
 fn state_ttl_applies(tokens: &[TokenWithSpan], at: usize) -> bool {
     let significant = |t: &&TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
     let is_word = |t: &Token, word: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
@@ -232,14 +232,22 @@ fn state_ttl_applies(tokens: &[TokenWithSpan], at: usize) -> bool {
     }
     let rest: Vec<&TokenWithSpan> = tokens[at + 1..].iter().filter(significant).collect();
     let mut depth = 0usize;
+    let mut in_from = false;
     for (i, t) in rest.iter().enumerate() {
         match &t.token {
             Token::LParen => depth += 1,
             Token::RParen if depth == 0 => return false,
             Token::RParen => depth -= 1,
             _ if depth > 0 => {}
+            // `FROM a, b`: a join written with a comma.
+            Token::Comma if in_from => return true,
             Token::Word(w) if w.quote_style.is_none() => {
                 let word = w.value.to_uppercase();
+                if word == "FROM" {
+                    in_from = true;
+                } else if matches!(word.as_str(), "WHERE" | "GROUP" | "HAVING" | "WINDOW") {
+                    in_from = false;
+                }
                 if matches!(word.as_str(), "UNION" | "INTERSECT" | "EXCEPT") {
                     return false;
                 }

@@ -372,6 +372,25 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     if window.is_none() && tvf.is_none() && grouping_sets.is_empty() && !keys.is_empty() {
         output.unique_key = Some(keys.iter().map(|(k, _)| k.clone()).collect());
     }
+    // A window TVF aggregate's rows are unique on its keys and the window's start (or end) as
+    // it outputs them (plan lab: Flink removes a GROUP BY above on them, red team round 17 FS3
+    // `agg-over-window-agg`).
+    if let (None, Some(t)) = (&window, &tvf) {
+        let bound = |name: &str| {
+            let suffix = format!(":{}({})", name.to_uppercase(), t.describe());
+            output
+                .columns
+                .iter()
+                .find(|c| matches!(&c.expr, CExpr::Derived(text) if text.ends_with(&suffix)))
+                .map(|c| c.expr.clone())
+        };
+        let bound = bound(WINDOW_START).or_else(|| bound(WINDOW_END));
+        if let (Some(bound), true) = (bound, grouping_sets.is_empty()) {
+            let mut key: Vec<CExpr> = keys.iter().map(|(k, _)| k.clone()).collect();
+            key.push(bound);
+            output.unique_key = Some(key);
+        }
+    }
     b.operators.push(op);
     Ok(output)
 }
