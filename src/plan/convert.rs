@@ -390,6 +390,23 @@ impl<'a> Converter<'a> {
                         },
                     ));
                 }
+                // `INTERVAL '30' MINUTE * 2` is the interval of an hour: Flink reduces the
+                // constant (plan lab: the same interval join bounds).
+                if op == "*" {
+                    let whole = |e: &CExpr| match e {
+                        CExpr::Literal(l) => l.parse::<i128>().ok(),
+                        _ => None,
+                    };
+                    let scaled = match (&left, &right) {
+                        (CExpr::Interval { millis, months }, n)
+                        | (n, CExpr::Interval { millis, months }) => whole(n)
+                            .and_then(|n| Some((millis.checked_mul(n)?, months.checked_mul(n)?))),
+                        _ => None,
+                    };
+                    if let Some((millis, months)) = scaled {
+                        return Ok(CExpr::Interval { millis, months });
+                    }
+                }
                 match self.arithmetic_identity(&op, &left, &right) {
                     Some(kept) => kept,
                     None => CExpr::Binary {

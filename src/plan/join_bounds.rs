@@ -72,6 +72,12 @@ fn term_bounds(term: &CExpr, left: &str, right: &str) -> Option<(Option<i128>, O
         } => match op.as_str() {
             "<" => less(a, b, true),
             "<=" => less(a, b, false),
+            // `l.ts = r.ts`: both bounds at once (plan lab: the interval join of
+            // `BETWEEN r.ts AND r.ts`).
+            "=" => {
+                let (lo, hi) = (less(b, a, false)?, less(a, b, false)?);
+                Some((lo.0.or(hi.0), lo.1.or(hi.1)))
+            }
             ">" => less(b, a, true),
             ">=" => less(b, a, false),
             _ => None,
@@ -91,7 +97,7 @@ pub fn time_bounds(
     let mut bound_terms = Vec::new();
     for term in conditions.iter() {
         let is_comparison = matches!(term, CExpr::Call { name, .. } if name == "BETWEEN")
-            || matches!(term, CExpr::Binary { op, .. } if matches!(op.as_str(), "<" | "<=" | ">" | ">="));
+            || matches!(term, CExpr::Binary { op, .. } if matches!(op.as_str(), "<" | "<=" | ">" | ">=" | "="));
         let mut read = Vec::new();
         leaves(term, &mut read);
         let l = left_times.iter().find(|(c, _)| read.contains(c));

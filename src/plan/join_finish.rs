@@ -430,6 +430,15 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
     if window_join {
         conditions.retain(|t| !window_bound_equality(t));
     }
+    // The time bounds first: an equality of the two inputs' time attributes is a bound of an
+    // interval join (`BETWEEN r.ts AND r.ts`), not a key.
+    let bounds = if join.kind == OperatorKind::Join {
+        let left_times = join.left.time_columns(&conditions);
+        let right_times = join.right.time_columns(&conditions);
+        join_bounds::time_bounds(&left_times, &right_times, &mut conditions)
+    } else {
+        None
+    };
     let keys = join_keys(&join, &conditions);
     if let (Some(version), OperatorKind::TemporalJoin) = (&join.version, join.kind) {
         // The time the versioned table is read at is part of the temporal join's condition.
@@ -438,13 +447,6 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
             args: vec![version.clone()],
         });
     }
-    let bounds = if join.kind == OperatorKind::Join {
-        let left_times = join.left.time_columns(&conditions);
-        let right_times = join.right.time_columns(&conditions);
-        join_bounds::time_bounds(&left_times, &right_times, &mut conditions)
-    } else {
-        None
-    };
     let kind = if bounds.is_some() {
         OperatorKind::IntervalJoin
     } else {
