@@ -482,11 +482,30 @@ impl<'a> Builder<'a> {
                 let distinct_union = union && !all;
                 let inputs_distinct_above = union && (distinct_union || distinct_above);
                 self.union_distinct_above = inputs_distinct_above;
+                let before_left = self.operators.len();
                 let left = self.set_expr(left)?;
                 let left = self.finish_rank(left, span)?;
                 self.union_distinct_above = inputs_distinct_above;
+                let before_right = self.operators.len();
                 let right = self.set_expr(right)?;
                 let right = self.finish_rank(right, span)?;
+                // A UNION ALL input whose filter is FALSE (`WHERE 1 = 0`) and that plans no
+                // operator gives no row: Flink prunes it, and the union is its other input (plan
+                // lab: red team round 17, TS7).
+                let empty = |r: &Relation, planned: bool| {
+                    !planned
+                        && r.filters
+                            .iter()
+                            .any(|f| matches!(f, CExpr::Literal(l) if l == "FALSE"))
+                };
+                if union && all && !distinct_above {
+                    if empty(&right, self.operators.len() > before_right) {
+                        return Ok(left);
+                    }
+                    if empty(&left, before_right > before_left) {
+                        return Ok(right);
+                    }
+                }
                 if left.columns.len() != right.columns.len()
                     && left.open_tables.is_empty()
                     && right.open_tables.is_empty()

@@ -499,6 +499,13 @@ fn binary(op: String, left: CExpr, right: CExpr) -> CExpr {
         if l == r && l != "NULL" && matches!(op.as_str(), "=" | "<=" | ">=") {
             return CExpr::Literal("TRUE".into());
         }
+        // `1 = 0` is FALSE, `1 <> 0` TRUE: two different numbers.
+        if let (Ok(a), Ok(b)) = (l.parse::<f64>(), r.parse::<f64>()) {
+            if a != b && matches!(op.as_str(), "=" | "<>") {
+                let value = if op == "=" { "FALSE" } else { "TRUE" };
+                return CExpr::Literal(value.into());
+            }
+        }
     }
     if let Some(flip) = flipped(&op) {
         let swap = match (is_constant(&left), is_constant(&right)) {
