@@ -147,10 +147,12 @@ pub fn build(
     let temporal = keys.first().filter(|k| !k.descending).and_then(|k| k.time);
     // Over a table's plain scan, Flink stores the scan's whole row, not the SELECT list (an
     // unordered LIMIT stores no row, only how many it let through; a sort on processing time
-    // is judged by its selected fields, as the vendor's table does).
-    let row = match keys.is_empty() || temporal == Some(TimeKind::Proctime) {
+    // alone is no operator at all, and is judged by its selected fields, as the vendor's table
+    // does; one with more keys stores the whole row, computed columns included).
+    let proctime = temporal == Some(TimeKind::Proctime);
+    let row = match keys.is_empty() || (proctime && keys.len() == 1) {
         true => None,
-        false => scan_row(b, output, input),
+        false => scan_row(b, output, input, proctime),
     };
     let selected = match row {
         Some((instance, columns)) => {
@@ -241,12 +243,14 @@ pub fn build(
 /// between: Flink pulls the SELECT's projection (and any projection of plain columns beneath,
 /// a subquery's or a view's) above the Sort, so the Sort, Limit or SortLimit stores every
 /// column the scan produces, in the table's order. Not when a WHERE or a computed column puts
-/// a Calc with expressions beneath it (then the row is pruned to what is read; plan lab: Flink
+/// a Calc with expressions beneath it (then the row is pruned to what is read), except under a
+/// processing-time order, which keeps every column, computed ones included (plan lab: Flink
 /// 2.3's TemporalSort, Limit and SortLimit row types; red team round 17, FS1).
 fn scan_row(
     b: &Builder,
     output: &Relation,
     input: Option<&Relation>,
+    proctime: bool,
 ) -> Option<(String, Vec<String>)> {
     let input = input?;
     if !output.filters.is_empty() || input.window.is_some() || !input.open_tables.is_empty() {
@@ -264,7 +268,7 @@ fn scan_row(
         .catalog
         .table_at(super::scope::base_table(instance), b.ordinal)?;
     let computed = |c: &crate::sql::ColumnDef| matches!(c.kind, ColumnKind::Computed { .. });
-    if table.def.columns.iter().any(computed) {
+    if !proctime && table.def.columns.iter().any(computed) {
         return None;
     }
     let names = table.def.columns.iter().map(|c| c.name.clone()).collect();
