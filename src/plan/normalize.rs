@@ -5,7 +5,7 @@
 //! - `c IN (v1, v2)` is `c = v1 OR c = v2`; `NOT IN (...)` is `c <> v1 AND c <> v2`;
 //! - `NOT` is pushed down: `NOT (a = b)` is `a <> b`, `NOT (a < b)` is `a >= b`, `NOT NOT x`
 //!   is `x`, `NOT (a AND b)` is `NOT a OR NOT b`, `NOT (x IS NULL)` is `x IS NOT NULL`, ...;
-//! - `b = TRUE` is `b`, `b = FALSE` is `NOT b`; `1 = 1` is TRUE, `x AND TRUE` is `x`;
+//! - `b = TRUE` is `b`, `b = FALSE` is `NOT b`; `1 = 1` is TRUE, `1 = 0` FALSE, `x AND TRUE` is `x`;
 //! - `AND` and `OR` are flattened, their terms sorted and repeated terms dropped;
 //! - a range term another term of its AND / OR subsumes is dropped (`x > 5 AND x > 3` is `x > 5`);
 //!   on a VARCHAR column also with text literals, by code point (`s > '10' AND s > '9'` is
@@ -848,6 +848,15 @@ mod tests {
     }
     fn n(e: CExpr) -> String {
         normalize(e).canonical()
+    }
+
+    #[test]
+    fn comparisons_of_two_numbers_are_constants() {
+        assert_eq!(n(bin("=", lit("1"), lit("0"))), "FALSE");
+        assert_eq!(n(bin("<>", lit("1"), lit("0"))), "TRUE");
+        assert_eq!(n(bin("=", lit("1"), lit("1"))), "TRUE");
+        // Not two numbers: kept.
+        assert_eq!(n(bin("=", lit("'a'"), lit("'b'"))), "'a' = 'b'");
     }
 
     #[test]

@@ -198,24 +198,6 @@ fn is_state_ttl(hint: &str) -> bool {
         .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("STATE_TTL"))
 }
 
-/// The aggregate functions whose call makes a query block a group aggregate.
-const AGGREGATE_CALLS: [&str; 14] = [
-    "COUNT",
-    "SUM",
-    "MIN",
-    "MAX",
-    "AVG",
-    "LISTAGG",
-    "COLLECT",
-    "FIRST_VALUE",
-    "LAST_VALUE",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "VAR_POP",
-    "VAR_SAMP",
-    "ARRAY_AGG",
-];
-
 /// Whether the hint comment at `at` follows a SELECT whose own block (not a subquery, CTE or
 /// view inside it) has a regular join (JOIN, or a comma in FROM) or a group aggregate (GROUP BY,
 /// DISTINCT, an aggregate call), the operators a STATE_TTL hint applies to.
@@ -253,7 +235,7 @@ fn state_ttl_applies(tokens: &[TokenWithSpan], at: usize) -> bool {
                 }
                 let call = matches!(rest.get(i + 1).map(|n| &n.token), Some(Token::LParen));
                 if matches!(word.as_str(), "GROUP" | "JOIN" | "DISTINCT")
-                    || (call && AGGREGATE_CALLS.contains(&word.as_str()))
+                    || (call && crate::plan::functions::is_builtin_aggregate(&word))
                 {
                     return true;
                 }

@@ -25,32 +25,14 @@ use crate::facts::{facts_of, Filters};
 use crate::source::ByteSpan;
 use crate::sql::Language;
 use group_window::GroupWindow;
-use sqlparser::ast::{Expr, GroupByExpr, Select, SelectItem, Visit, Visitor};
+use sqlparser::ast::{
+    Expr, Function, FunctionArguments, GroupByExpr, Select, SelectItem, Visit, Visitor,
+};
 use std::ops::ControlFlow;
 
 /// Whether the SELECT list or HAVING calls a built-in aggregate (without OVER).
 pub fn has_aggregates(select: &Select) -> bool {
-    struct Finder(bool);
-    impl Visitor for Finder {
-        type Break = ();
-        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-            if let Expr::Function(f) = expr {
-                if f.over.is_none() && is_builtin_aggregate(&f.name.to_string()) {
-                    self.0 = true;
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut finder = Finder(false);
-    for item in &select.projection {
-        let _ = item.visit(&mut finder);
-    }
-    if let Some(having) = &select.having {
-        let _ = having.visit(&mut finder);
-    }
-    finder.0
+    !every_aggregate_call(select, |_| false)
 }
 
 /// The aggregate calls whose value over a group of one row is that row's value: a GROUP BY on a
@@ -61,31 +43,37 @@ pub const ONE_ROW_CALLS: [&str; 3] = ["SUM", "MIN", "MAX"];
 /// Whether every aggregate call of `select` (its SELECT list and HAVING) is a built-in SUM,
 /// MIN or MAX of one value without FILTER (none at all included).
 pub fn removable_calls(select: &Select) -> bool {
-    struct Finder(bool);
-    impl Visitor for Finder {
+    every_aggregate_call(select, |f| {
+        let name = f.name.to_string().to_uppercase();
+        let one_arg = matches!(&f.args, FunctionArguments::List(l) if l.args.len() == 1);
+        ONE_ROW_CALLS.contains(&name.as_str()) && f.filter.is_none() && one_arg
+    })
+}
+
+/// Whether `holds` holds for every call of a built-in aggregate (without OVER) in the SELECT
+/// list and HAVING of `select` (true when there is none); stops at the first that fails.
+fn every_aggregate_call(select: &Select, holds: impl Fn(&Function) -> bool) -> bool {
+    struct Finder<F>(F, bool);
+    impl<F: Fn(&Function) -> bool> Visitor for Finder<F> {
         type Break = ();
         fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
             if let Expr::Function(f) = expr {
-                let name = f.name.to_string().to_uppercase();
-                if f.over.is_none() && is_builtin_aggregate(&name) {
-                    let one_arg = matches!(&f.args, sqlparser::ast::FunctionArguments::List(l) if l.args.len() == 1);
-                    if !ONE_ROW_CALLS.contains(&name.as_str()) || f.filter.is_some() || !one_arg {
-                        self.0 = false;
-                        return ControlFlow::Break(());
-                    }
+                if f.over.is_none() && is_builtin_aggregate(&f.name.to_string()) && !(self.0)(f) {
+                    self.1 = false;
+                    return ControlFlow::Break(());
                 }
             }
             ControlFlow::Continue(())
         }
     }
-    let mut finder = Finder(true);
+    let mut finder = Finder(holds, true);
     for item in &select.projection {
         let _ = item.visit(&mut finder);
     }
     if let Some(having) = &select.having {
         let _ = having.visit(&mut finder);
     }
-    finder.0
+    finder.1
 }
 
 /// Whether every row of `relation` is unique on the columns it outputs: they hold the primary

@@ -6,18 +6,9 @@
 //! `$WELFORD_M2(x), COUNT(x)`; `SUM(x)` alone stays `SUM(x)`). The state holds the rewritten
 //! calls' accumulators: a SUM written beside a variance is not the SUM written alone.
 
+use super::super::functions::VARIANCE_AGGREGATES;
 use super::super::{Operator, OperatorKind};
 use crate::facts::aggregate::Aggregates;
-
-/// The variance-family built-in aggregates, whose presence triggers the rewrite.
-const VARIANCES: [&str; 6] = [
-    "STDDEV",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "VARIANCE",
-    "VAR_POP",
-    "VAR_SAMP",
-];
 
 /// Rewrites the calls of every aggregate of a planned query that has a variance call.
 pub fn reduce_variances(operators: &mut [Operator]) {
@@ -41,7 +32,7 @@ pub fn reduce_variances(operators: &mut [Operator]) {
         if !calls
             .aggregates
             .iter()
-            .any(|c| builtin(c) && VARIANCES.contains(&name_of(c).as_str()))
+            .any(|c| builtin(c) && VARIANCE_AGGREGATES.contains(&name_of(c).as_str()))
         {
             continue;
         }
@@ -52,7 +43,9 @@ pub fn reduce_variances(operators: &mut [Operator]) {
             let rest = &call[name.len()..];
             let parts = match name.as_str() {
                 "SUM" | "AVG" if builtin(call) => vec!["$SUM0", "COUNT"],
-                v if builtin(call) && VARIANCES.contains(&v) => vec!["$WELFORD_M2", "COUNT"],
+                v if builtin(call) && VARIANCE_AGGREGATES.contains(&v) => {
+                    vec!["$WELFORD_M2", "COUNT"]
+                }
                 _ => vec![name.as_str()],
             };
             for part in parts {

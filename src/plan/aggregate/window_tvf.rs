@@ -101,7 +101,7 @@ fn window_columns(window: &WindowTvf) -> [String; 3] {
 
 /// Whether canonical text (a filter term, a key, an aggregate call) reads the window's
 /// window_start, window_end or window_time.
-pub fn reads_window_columns(window: &WindowTvf, text: &str) -> bool {
+fn reads_window_columns(window: &WindowTvf, text: &str) -> bool {
     window_columns(window)
         .iter()
         .any(|c| text.contains(c.as_str()))
