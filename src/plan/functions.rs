@@ -1,44 +1,6 @@
 //! What the tool knows of Flink's built-in functions: aggregates, group windows, their properties.
 
-/// Flink's built-in variance aggregates: with one of them, Calcite rewrites an aggregate's SUM,
-/// AVG and variance calls (`aggregate::reduce`).
-pub const VARIANCE_AGGREGATES: &[&str] = &[
-    "STDDEV",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "VARIANCE",
-    "VAR_POP",
-    "VAR_SAMP",
-];
-
-/// Flink's built-in aggregate functions other than the variances (names uppercased).
-pub const BUILTIN_AGGREGATES: &[&str] = &[
-    "COUNT",
-    "SUM",
-    "SUM0",
-    "MIN",
-    "MAX",
-    "AVG",
-    "COLLECT",
-    "LISTAGG",
-    "FIRST_VALUE",
-    "LAST_VALUE",
-    "ARRAY_AGG",
-    "JSON_OBJECTAGG",
-    "JSON_ARRAYAGG",
-    "SINGLE_VALUE",
-    "APPROX_COUNT_DISTINCT",
-    "BIT_AND",
-    "BIT_OR",
-    "BIT_XOR",
-    "BOOL_AND",
-    "BOOL_OR",
-    "EVERY",
-    "SOME",
-    "ANY_VALUE",
-    "MODE",
-    "PERCENTILE",
-];
+pub use crate::sql::aggregate_names::{BUILTIN_AGGREGATES, VARIANCE_AGGREGATES};
 
 /// Flink's built-in scalar functions called by name in SQL (names uppercased; from the "System
 /// (Built-in) Functions" page of Flink 2.x and `SHOW FUNCTIONS`): stateless, never aggregates,

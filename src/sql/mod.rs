@@ -1,5 +1,6 @@
 //! The SQL front end: Flink dialect, script splitting, statements with their spans.
 
+pub mod aggregate_names;
 pub mod ddl;
 pub mod dialect;
 pub mod fault;

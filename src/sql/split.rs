@@ -192,6 +192,14 @@ fn push(file: &SourceFile, out: &mut Vec<RawStatement>, tokens: Vec<TokenWithSpa
     Ok(())
 }
 
+/// Whether an uppercased word names a built-in aggregate function.
+fn is_builtin_aggregate(word: &str) -> bool {
+    let names = super::aggregate_names::BUILTIN_AGGREGATES.iter();
+    names
+        .chain(super::aggregate_names::VARIANCE_AGGREGATES)
+        .any(|n| *n == word)
+}
+
 /// Whether a hint is a STATE_TTL hint.
 fn is_state_ttl(hint: &str) -> bool {
     hint.split_once('(')
@@ -235,7 +243,7 @@ fn state_ttl_applies(tokens: &[TokenWithSpan], at: usize) -> bool {
                 }
                 let call = matches!(rest.get(i + 1).map(|n| &n.token), Some(Token::LParen));
                 if matches!(word.as_str(), "GROUP" | "JOIN" | "DISTINCT")
-                    || (call && crate::plan::functions::is_builtin_aggregate(&word))
+                    || (call && is_builtin_aggregate(&word))
                 {
                     return true;
                 }
