@@ -26,6 +26,69 @@ pub struct ConnectorFile {
     /// Where the options are documented.
     pub source: String,
     pub options: Vec<OptionDef>,
+    /// What a source of this connector emits, and the options that change it.
+    #[serde(default)]
+    pub changelog: Option<ChangelogDef>,
+}
+
+/// The changelog a source emits: `emits` unless one of its `switches` applies; the `*` table's
+/// `connectors` name what a connector without a table of its own emits.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangelogDef {
+    #[serde(default)]
+    pub emits: Option<Emits>,
+    #[serde(default)]
+    pub switches: Vec<ChangelogSwitch>,
+    #[serde(default)]
+    pub connectors: Vec<ConnectorPattern>,
+}
+
+/// An option whose value (a pattern: `*` matches any text, case aside) decides what the source
+/// emits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangelogSwitch {
+    pub key: String,
+    pub value: String,
+    pub emits: Emits,
+    pub why: String,
+}
+
+/// Connectors without a table, by name pattern (`*-cdc`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorPattern {
+    pub name: String,
+    pub emits: Emits,
+    pub why: String,
+}
+
+/// What a source emits: only inserts; upserts (no before-image: Flink normalizes them under the
+/// primary key); every change kind (a CDC source); the changelog of the format the option names
+/// (`debezium-json`); or the row kinds the option lists (`I,UA,D`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Emits {
+    InsertOnly,
+    Upsert,
+    All,
+    Format,
+    Kinds,
+}
+
+impl Emits {
+    /// The changelog-mode fact of a source: `insert-only`, `upsert`, `changelog:<format>`
+    /// (`changelog:cdc` for a CDC source) or `changelog-mode:<kinds>`.
+    fn mode(self, value: &str) -> String {
+        match self {
+            Emits::InsertOnly => "insert-only".into(),
+            Emits::Upsert => "upsert".into(),
+            Emits::All => "changelog:cdc".into(),
+            Emits::Format => format!("changelog:{}", value.trim().to_lowercase()),
+            Emits::Kinds => format!("changelog-mode:{value}"),
+        }
+    }
 }
 
 /// One option (or a family: a key ending in `*` is a prefix).
@@ -146,10 +209,64 @@ impl Connectors {
         })
     }
 
+    /// The changelog mode of a source declared with these options (see [`Emits::mode`]): the
+    /// first switch of the `*` table whose option has a matching value, then the connector's
+    /// own switches, its default, the `*` table's name patterns; inserts only otherwise.
+    pub fn changelog_mode(&self, options: &[(String, String)]) -> String {
+        let value = |key: &str| {
+            options
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v.as_str())
+        };
+        let connector = value("connector").unwrap_or_default();
+        let any = self.table(ANY_CONNECTOR).and_then(|t| t.changelog.as_ref());
+        let own = self.table(connector).and_then(|t| t.changelog.as_ref());
+        let switched = any
+            .into_iter()
+            .chain(own)
+            .flat_map(|c| &c.switches)
+            .find_map(|switch| {
+                let set = value(&switch.key)?;
+                wildcard(&switch.value, set).then(|| switch.emits.mode(set))
+            });
+        switched
+            .or_else(|| own.and_then(|c| c.emits).map(|e| e.mode("")))
+            .or_else(|| {
+                any.into_iter()
+                    .flat_map(|c| &c.connectors)
+                    .find(|p| wildcard(&p.name, connector))
+                    .map(|p| p.emits.mode(""))
+            })
+            .unwrap_or_else(|| Emits::InsertOnly.mode(""))
+    }
+
     /// The connectors described, sorted.
     pub fn names(&self) -> Vec<&str> {
         self.tables.keys().map(String::as_str).collect()
     }
+}
+
+/// Whether `text` matches `pattern`, where `*` is any text and case does not count.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let pattern = pattern.trim().to_lowercase();
+    let text = text.trim().to_lowercase();
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 #[cfg(test)]
@@ -215,5 +332,68 @@ mod tests {
         ];
         assert!(c.enables(&async_hologres, "lookup_async"));
         assert_eq!(c.role("no-such-connector", "topic"), None);
+    }
+
+    fn mode(options: &[(&str, &str)]) -> String {
+        let options: Vec<(String, String)> = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        builtin().changelog_mode(&options)
+    }
+
+    #[test]
+    fn changelog_modes_follow_the_tables() {
+        assert_eq!(
+            mode(&[("connector", "kafka"), ("format", "json")]),
+            "insert-only"
+        );
+        assert_eq!(
+            mode(&[("connector", "kafka"), ("value.format", "Debezium-JSON")]),
+            "changelog:debezium-json"
+        );
+        assert_eq!(mode(&[("connector", "upsert-kafka")]), "upsert");
+        assert_eq!(mode(&[("connector", "upsert-pulsar")]), "upsert");
+        assert_eq!(mode(&[("connector", "mysql-cdc")]), "changelog:cdc");
+        assert_eq!(mode(&[("connector", "oracle-cdc")]), "changelog:cdc");
+        assert_eq!(mode(&[("connector", "mongodb-cdc")]), "upsert");
+        assert_eq!(
+            mode(&[
+                ("connector", "mongodb-cdc"),
+                ("scan.full-changelog", "TRUE")
+            ]),
+            "changelog:cdc"
+        );
+        // The `*` table's switches come before the connector's own.
+        assert_eq!(
+            mode(&[
+                ("connector", "mongodb-cdc"),
+                ("scan.full-changelog", "true"),
+                ("scan.read-changelog-as-append-only.enabled", "true"),
+            ]),
+            "insert-only"
+        );
+        assert_eq!(
+            mode(&[("connector", "postgres-cdc"), ("changelog-mode", "upsert")]),
+            "upsert"
+        );
+        assert_eq!(
+            mode(&[("connector", "values"), ("changelog-mode", "I,UA,D")]),
+            "changelog-mode:I,UA,D"
+        );
+        assert_eq!(mode(&[]), "insert-only");
+    }
+
+    #[test]
+    fn wildcards_match_whole_values_case_aside() {
+        assert!(wildcard("*-cdc", "MySQL-CDC"));
+        assert!(!wildcard("*-cdc", "cdc-kafka"));
+        assert!(wildcard("*debezium*", "debezium-avro-confluent"));
+        assert!(wildcard("true", " True "));
+        assert!(!wildcard("true", "truely"));
+        assert!(wildcard("a*b*c", "axxbyyc"));
+        assert!(!wildcard("a*b*c", "axxc"));
+        assert!(!wildcard("ab*ba", "aba"));
+        assert!(wildcard("*", ""));
     }
 }

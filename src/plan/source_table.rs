@@ -13,9 +13,6 @@ use crate::sql::{ColumnDef, ColumnKind};
 use foldhash::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Formats whose records are changes (inserts, updates, deletes), not appends.
-const CHANGELOG_FORMATS: [&str; 5] = ["debezium", "canal", "maxwell", "ogg", "changelog"];
-
 /// The scan of each declared table, built once per definition (a name and the version of its
 /// DDL) and copied into every query that reads it: a deployment's queries read a few tables.
 #[derive(Default)]
@@ -346,46 +343,11 @@ pub fn produces_changes(def: &crate::sql::TableDef) -> bool {
     }
 }
 
-/// `insert-only`, `upsert` (upsert connectors, or a declared changelog-mode), or
-/// `changelog:<format>` for CDC formats.
+/// `insert-only`, `upsert`, `changelog:<format>` (`changelog:cdc` for a CDC connector) or
+/// `changelog-mode:<kinds>`, as the connector tables say (`changelog:` in
+/// `rules/connectors/*.yaml`).
 fn changelog_mode(def: &crate::sql::TableDef) -> String {
-    let connector = option(def, "connector").unwrap_or_default().to_lowercase();
-    let is_true =
-        |key: &str| option(def, key).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-    let cdc = connector.ends_with("-cdc");
-    // Flink CDC: every change read as an INSERT (Flink CDC 3.3, `scan.read-changelog-as-
-    // append-only.enabled`); postgres-cdc's `changelog-mode` is `all` or `upsert`.
-    if cdc && is_true("scan.read-changelog-as-append-only.enabled") {
-        return "insert-only".into();
-    }
-    if let Some(mode) = option(def, "changelog-mode") {
-        match mode.trim().to_lowercase().as_str() {
-            "upsert" => return "upsert".into(),
-            "all" => return "changelog:cdc".into(),
-            _ => return format!("changelog-mode:{mode}"),
-        }
-    }
-    if connector.starts_with("upsert-") {
-        return "upsert".into();
-    }
-    // mongodb-cdc emits upserts (no before-image) unless it reads full changelogs (pre- and
-    // post-images, `scan.full-changelog`).
-    if connector == "mongodb-cdc" && !is_true("scan.full-changelog") {
-        return "upsert".into();
-    }
-    if cdc {
-        return "changelog:cdc".into();
-    }
-    let formats = ["format", "value.format"];
-    for key in formats {
-        if let Some(format) = option(def, key) {
-            let lower = format.to_lowercase();
-            if CHANGELOG_FORMATS.iter().any(|f| lower.contains(f)) {
-                return format!("changelog:{lower}");
-            }
-        }
-    }
-    "insert-only".into()
+    crate::catalog::connectors::builtin().changelog_mode(&def.options)
 }
 
 /// Whether a column is described as a query reads it or as the table's whole declaration
