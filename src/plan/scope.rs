@@ -33,6 +33,9 @@ pub struct WindowTvf {
     /// them here: Flink then keeps the window TVF a node of its own (see
     /// `aggregate::window_tvf::window_attached`).
     pub correlated: bool,
+    /// Whether the window is read from the window_start / window_end of a window aggregate
+    /// beneath (cascading windows): Flink's windowing strategy is then `WindowAttached`.
+    pub inherited: bool,
 }
 
 impl WindowTvf {

@@ -159,6 +159,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
         partition,
         span,
         correlated: false,
+        inherited: false,
     };
     let mut relation = input;
     // HOP and CUMULATE give a row per window it falls in.

@@ -15,7 +15,7 @@ use super::convert::{AggCall, FunctionOrigin};
 use super::dialect_names::{WINDOW_END, WINDOW_START, WINDOW_TIME};
 use super::expr::CExpr;
 use super::functions::{is_builtin_aggregate, window_property, GroupWindowKind};
-use super::scope::{Column, Relation};
+use super::scope::{Column, Relation, WindowTvf};
 use super::{Operator, OperatorKind};
 use crate::catalog::config::Origin;
 use crate::catalog::TimeKind;
@@ -179,7 +179,16 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
                     .starts_with(&format!("{}(", n.to_uppercase()))
             })
     };
-    let both_bounds = input.window.is_some() && {
+    let inherited = match (&input.window, has_group_window) {
+        (None, false) => inherited_window(b, &input, plain_exprs),
+        _ => None,
+    };
+    let window_column = |key: &CExpr| match &inherited {
+        Some(w) => inherited_bound(key, w),
+        None => window_column(key),
+    };
+    let window_source = input.window.clone().or_else(|| inherited.clone());
+    let both_bounds = window_source.is_some() && {
         let mut found: Vec<&str> = Vec::new();
         for expr in plain_exprs {
             if let Ok(key) = b.converter().expr(&input, expr) {
@@ -227,7 +236,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let tvf = if window_keys.is_empty() {
         None
     } else {
-        input.window.clone()
+        window_source
     };
     let (kind, node) = match (&window, &tvf) {
         (Some(_), _) => (
@@ -330,7 +339,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     match (&window, &tvf) {
         (Some(w), _) => group_window::put_facts(b, &mut op, w, &properties, grouped),
         (None, Some(t)) => {
-            window_tvf::put_facts(b, &mut op, t, &window_keys, input.window_steps, grouped)
+            let steps = if t.inherited { 0 } else { input.window_steps };
+            window_tvf::put_facts(b, &mut op, t, &window_keys, steps, grouped)
         }
         (None, None) => group::put_facts(&mut op, grouped, grouping_sets.clone()),
     }
@@ -381,6 +391,52 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     }
     b.operators.push(op);
     Ok(output)
+}
+
+/// The window of a window TVF aggregate beneath whose window_start and window_end the GROUP BY
+/// both holds, as they come out of it: Flink plans the GROUP BY as a window aggregate over the
+/// same window (cascading windows: the window properties of its input), whose state is kept
+/// per window read from the rows (plan lab: cases/window_aggregate/cascade-*.yaml).
+fn inherited_window(b: &mut Builder, input: &Relation, exprs: &[&Expr]) -> Option<WindowTvf> {
+    let keys: Vec<CExpr> = exprs
+        .iter()
+        .filter_map(|e| b.converter().expr(input, e).ok())
+        .filter(|k| matches!(k, CExpr::Derived(text) if text.starts_with(WINDOW_AGGREGATE_OUTPUT)))
+        .collect();
+    let described = crate::plan::top_n::partition_window(&keys)?;
+    let window = b
+        .window_aggregates
+        .iter()
+        .map(|(_, w)| w)
+        .find(|w| w.describe() == described)?;
+    // Flink keeps the window properties of an event-time TUMBLE, HOP or CUMULATE window only
+    // (plan lab: over a processing-time or a SESSION window aggregate the GROUP BY is a group
+    // aggregate).
+    let aligned = ["tumble", "hop", "cumulate"].contains(&window.kind.as_str());
+    if !aligned || window.time_kind != Some(TimeKind::Rowtime) {
+        return None;
+    }
+    Some(WindowTvf {
+        inherited: true,
+        correlated: false,
+        ..window.clone()
+    })
+}
+
+/// How a window aggregate's output columns begin (its heading: `window_aggregate[keys]:`).
+const WINDOW_AGGREGATE_OUTPUT: &str = "window_aggregate[";
+
+/// `window_start` or `window_end` when the key is that bound of `window` as a window aggregate
+/// beneath outputs it.
+fn inherited_bound(key: &CExpr, window: &WindowTvf) -> Option<&'static str> {
+    let CExpr::Derived(text) = key else {
+        return None;
+    };
+    let described = window.describe();
+    [WINDOW_START, WINDOW_END].into_iter().find(|name| {
+        text.starts_with(WINDOW_AGGREGATE_OUTPUT)
+            && text.ends_with(&format!(":{}({described})", name.to_uppercase()))
+    })
 }
 
 /// Flink takes a constant GROUP BY key (`'web'`, `CAST(1 AS INT) + 1`) out of a plain grouping

@@ -84,6 +84,7 @@ pub fn mark_attached(operators: &mut [Operator], window_aggregates: &[(usize, Wi
         };
         let reads_window = |text: &str| reads_window_columns(window, text);
         let attached = window.correlated
+            || window.inherited
             || facts.keys.iter().any(|k| reads_window(k))
             || facts.filters.filters.iter().any(|f| reads_window(f))
             || facts.aggregates.aggregates.iter().any(|a| reads_window(a));
