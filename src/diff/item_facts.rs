@@ -42,6 +42,7 @@ pub fn config_items(
                     at_query: change.at_query,
                     query_distinct_aggregates: true,
                     query_cdc_sources: true,
+                    query_operators: stateful_kinds(old.queries.iter().chain(&new.queries)),
                     key: change.key,
                     written: change.written.clone(),
                     old_millis: change.old.as_deref().and_then(duration::millis),
@@ -74,11 +75,16 @@ pub fn config_items_for_query(items: &[Item], sides: [Option<&QueryPlan>; 2]) ->
     let cdc_sources = queries()
         .flat_map(|query| &query.source_tables)
         .any(source_table::normalized_by_cdc_duplicate);
+    let operators = stateful_kinds(queries());
     items
         .iter()
         .map(|item| {
             let mut item = item.clone();
             if let Value::Object(facts) = &mut item.facts {
+                facts.insert(
+                    ConfigKeyItem::query_operators.name().to_string(),
+                    Value::from(operators.clone()),
+                );
                 facts.insert(
                     ConfigKeyItem::query_distinct_aggregates.name().to_string(),
                     Value::Bool(distinct),
@@ -91,6 +97,25 @@ pub fn config_items_for_query(items: &[Item], sides: [Option<&QueryPlan>; 2]) ->
             item
         })
         .collect()
+}
+
+/// The kinds of the stateful operators of the queries, sorted, once each: a source Flink
+/// normalizes counts as `changelog_normalize`.
+fn stateful_kinds<'q>(queries: impl Iterator<Item = &'q QueryPlan>) -> Vec<String> {
+    let mut kinds = std::collections::BTreeSet::new();
+    for query in queries {
+        for op in query.operators.iter().filter(|op| op.keeps_state()) {
+            kinds.insert(op.kind.name());
+        }
+        if query
+            .source_tables
+            .iter()
+            .any(|s| s.has_list(crate::facts::operators::SourceFacts::normalized_read))
+        {
+            kinds.insert("changelog_normalize");
+        }
+    }
+    kinds.into_iter().map(str::to_string).collect()
 }
 
 /// Whether a query has an aggregate call with DISTINCT, or an operator compared as a whole

@@ -155,6 +155,8 @@ facts! {
         pub query_distinct_aggregates: bool,
         /// whether the query judged reads, in the old or the new job, a source Flink normalizes only under table.exec.source.cdc-events-duplicate (a CDC connector or format, or a changelog-mode with updates or deletes, and a primary key), or a table the script does not declare (true for a key judged for the whole job)
         pub query_cdc_sources: bool,
+        /// the kinds of the stateful operators of the query judged, in the old or the new job (`group_aggregate`, `window_aggregate`, ...; `changelog_normalize` for a source Flink normalizes), sorted; every query's, for a key judged for the whole job
+        pub query_operators: Vec<String>,
     }
 }
 
