@@ -159,8 +159,9 @@ CDC_FORMATS = ("debezium-json", "debezium-avro-confluent", "canal-json", "maxwel
                "debezium-protobuf", "changelog-json")
 
 
-def changelog_of(options):
-    """What the real connector produces: insert, upsert or all (what the stand-in imitates)."""
+def changelog_of(options, keyed=True):
+    """What the real connector produces: insert, upsert or all (what the stand-in imitates), for
+    a table with a primary key or not (`keyed`)."""
     connector = options.get("connector", "").lower()
     formats = [v.lower() for k, v in options.items() if k == "format" or k.endswith(".format")]
     is_true = lambda key: options.get(key, "").strip().lower() == "true"
@@ -176,6 +177,13 @@ def changelog_of(options):
         return "upsert"
     if connector == "mongodb-cdc" and not is_true("scan.full-changelog"):
         return "upsert"
+    # Paimon (BaseDataTableSource.getChangelogMode): an append table emits inserts; a primary-key
+    # table upserts, unless first-row merging, scan.remove-normalize or a changelog producer.
+    if connector == "paimon":
+        if not keyed or options.get("merge-engine", "").strip().lower() == "first-row":
+            return "insert"
+        producer = options.get("changelog-producer", "none").strip().lower()
+        return "all" if is_true("scan.remove-normalize") or producer != "none" else "upsert"
     if cdc or any(f in CDC_FORMATS or f.endswith("-cdc") for f in formats):
         return "all"
     if mode:
@@ -244,7 +252,9 @@ def stand_in_table(stmt):
         options = {}
         return stmt + " WITH ('connector' = 'plan-stand-in', 'stand-in.changelog' = 'insert')", options
     s, e, options = found
-    clause = "WITH ('connector' = 'plan-stand-in', 'stand-in.changelog' = '%s')" % changelog_of(options)
+    keyed = re.search(r"\bPRIMARY\s+KEY\b", stmt[:s], re.I) is not None
+    clause = "WITH ('connector' = 'plan-stand-in', 'stand-in.changelog' = '%s')" % changelog_of(
+        options, keyed)
     return stmt[:s] + clause + stmt[e:], options
 
 

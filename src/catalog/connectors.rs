@@ -38,6 +38,10 @@ pub struct ConnectorFile {
 pub struct ChangelogDef {
     #[serde(default)]
     pub emits: Option<Emits>,
+    /// What a source without a primary key emits, whatever the switches say (Paimon: an
+    /// append table emits inserts only).
+    #[serde(default)]
+    pub keyless: Option<Emits>,
     #[serde(default)]
     pub switches: Vec<ChangelogSwitch>,
     #[serde(default)]
@@ -209,10 +213,12 @@ impl Connectors {
         })
     }
 
-    /// The changelog mode of a source declared with these options (see [`Emits::mode`]): the
-    /// first switch of the `*` table whose option has a matching value, then the connector's
-    /// own switches, its default, the `*` table's name patterns; inserts only otherwise.
-    pub fn changelog_mode(&self, options: &[(String, String)]) -> String {
+    /// The changelog mode of a source declared with these options, with a primary key or not
+    /// (`keyed`; see [`Emits::mode`]): the connector's `keyless` for a table without one, else
+    /// the first switch of the `*` table whose option has a matching value, then the
+    /// connector's own switches, its default, the `*` table's name patterns; inserts only
+    /// otherwise.
+    pub fn changelog_mode(&self, options: &[(String, String)], keyed: bool) -> String {
         let value = |key: &str| {
             options
                 .iter()
@@ -222,6 +228,9 @@ impl Connectors {
         let connector = value("connector").unwrap_or_default();
         let any = self.table(ANY_CONNECTOR).and_then(|t| t.changelog.as_ref());
         let own = self.table(connector).and_then(|t| t.changelog.as_ref());
+        if let Some(keyless) = own.and_then(|c| c.keyless).filter(|_| !keyed) {
+            return keyless.mode("");
+        }
         let switched = any
             .into_iter()
             .chain(own)
@@ -339,7 +348,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        builtin().changelog_mode(&options)
+        builtin().changelog_mode(&options, true)
     }
 
     #[test]
@@ -382,6 +391,25 @@ mod tests {
             "changelog-mode:I,UA,D"
         );
         assert_eq!(mode(&[]), "insert-only");
+        assert_eq!(mode(&[("connector", "paimon")]), "upsert");
+        assert_eq!(
+            mode(&[("connector", "paimon"), ("changelog-producer", "lookup")]),
+            "changelog:cdc"
+        );
+        assert_eq!(
+            mode(&[("connector", "paimon"), ("changelog-producer", "None")]),
+            "upsert"
+        );
+        assert_eq!(
+            mode(&[
+                ("connector", "paimon"),
+                ("changelog-producer", "input"),
+                ("merge-engine", "first-row"),
+            ]),
+            "insert-only"
+        );
+        let paimon = [("connector".to_string(), "paimon".to_string())];
+        assert_eq!(builtin().changelog_mode(&paimon, false), "insert-only");
     }
 
     #[test]

@@ -347,7 +347,8 @@ pub fn produces_changes(def: &crate::sql::TableDef) -> bool {
 /// `changelog-mode:<kinds>`, as the connector tables say (`changelog:` in
 /// `rules/connectors/*.yaml`).
 fn changelog_mode(def: &crate::sql::TableDef) -> String {
-    crate::catalog::connectors::builtin().changelog_mode(&def.options)
+    let keyed = def.primary_key.as_ref().is_some_and(|k| !k.is_empty());
+    crate::catalog::connectors::builtin().changelog_mode(&def.options, keyed)
 }
 
 /// Whether a column is described as a query reads it or as the table's whole declaration
