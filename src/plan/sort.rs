@@ -146,13 +146,27 @@ pub fn build(
         .collect();
     let temporal = keys.first().filter(|k| !k.descending).and_then(|k| k.time);
     // Over a table's plain scan, Flink stores the scan's whole row, not the SELECT list (an
-    // unordered LIMIT stores no row, only how many it let through; a sort on processing time
+    // unordered LIMIT over inserts stores no row, only how many it let through; a sort on processing time
     // alone is no operator at all, and is judged by its selected fields, as the vendor's table
     // does; one with more keys stores the whole row, computed columns included).
     let proctime = temporal == Some(TimeKind::Proctime);
-    let row = match keys.is_empty() || (proctime && keys.len() == 1) {
-        true => None,
-        false => scan_row(b, output, input, proctime),
+    // Over a table that produces changes an unordered LIMIT keeps its input rows too (the
+    // retract strategy: red team round 18, FS4).
+    let over_changes = input.is_some_and(|input| {
+        input.base_tables.iter().any(|t| {
+            !b.versioned_tables.contains(t)
+                && b.table(t)
+                    .is_some_and(|t| super::source_table::produces_changes(&t.def))
+        })
+    });
+    let stores_rows = match keys.len() {
+        0 => over_changes,
+        1 => !proctime,
+        _ => true,
+    };
+    let row = match stores_rows {
+        false => None,
+        true => scan_row(b, output, input, proctime),
     };
     let selected = match row {
         Some((instance, columns)) => {

@@ -679,7 +679,7 @@ fn uses_star(sql: &str) -> bool {
 /// out in the order of the table's columns (checked with Flink 2.3:
 /// `OverAggregate(select=[price, ts, ...])` follows the DDL), so
 /// reordering the DDL changes their state and is no equivalent rewrite there. So does the
-/// ChangelogNormalize Flink plans after an upsert source (mongodb-cdc's upserts too), or a CDC source under
+/// ChangelogNormalize Flink plans after an upsert source (mongodb-cdc and Paimon primary-key tables too), or a CDC source under
 /// `table.exec.source.cdc-events-duplicate`: it stores the last row per key, its columns in the
 /// scan's order (plan lab: cases/source/upsert-ddl-columns-reordered.yaml).
 fn stores_rows(sql: &str) -> bool {
@@ -689,6 +689,7 @@ fn stores_rows(sql: &str) -> bool {
         matches!(t, Token::SingleQuotedString(s)
             if s.to_lowercase().contains("upsert")
                 || s.eq_ignore_ascii_case("mongodb-cdc")
+                || s.eq_ignore_ascii_case("paimon")
                 || s == "table.exec.source.cdc-events-duplicate")
     });
     listed
