@@ -125,6 +125,8 @@ facts! {
         pub steps_after_window: usize,
         /// whether Flink keeps the window TVF a node of its own beneath the aggregate, which then keeps its state per window (windowing strategy WindowAttached) instead of per slice of the time attribute (TimeAttribute, SliceAttached): a correlate between them, or a filter term, a computed GROUP BY key or an aggregate argument on window_start, window_end or window_time
         pub window_attached: bool,
+        /// whether Flink splits it into a local and a global aggregate (an event-time TUMBLE, HOP or CUMULATE window, every call able to merge partial results — not FIRST_VALUE, LAST_VALUE, JSON_ARRAYAGG or a user-defined one — and table.optimizer.agg-phase-strategy not ONE_PHASE); the global half is another operator than a one-phase aggregate
+        pub two_phase: bool,
         /// early/late-fire configuration in force
         pub emit: Emit,
         #[serde(flatten)]
@@ -148,6 +150,8 @@ facts! {
         pub filters: Filters,
         /// whether it reads an inner regular join with an input unique on the join's keys (a table's primary key): Flink's cost-based planner may then plan the aggregate, or a partial one, beneath the join (FlinkAggregateJoinTransposeRule), and the join stores its rows
         pub beneath_unique_join: bool,
+        /// whether Flink splits it into a local and a global aggregate (mini-batch on, every call able to merge partial results — not FIRST_VALUE, LAST_VALUE, JSON_ARRAYAGG or a user-defined one — and table.optimizer.agg-phase-strategy not ONE_PHASE); the global half is another operator than a one-phase aggregate
+        pub two_phase: bool,
     }
 }
 

@@ -237,6 +237,7 @@ fn plan_statement(
     super::prune::unread_aggregates(&mut operators, &reads);
     super::aggregate::window_tvf::mark_attached(&mut operators, &builder.window_aggregates);
     super::aggregate::reduce::reduce_variances(&mut operators);
+    super::aggregate::phases::mark_two_phase(&mut operators, builder.config);
     super::stored_columns::unread_stored_columns(&mut operators, &reads);
     super::join_prune::unread_join_columns(&mut operators, &reads);
     Ok(QueryPlan {

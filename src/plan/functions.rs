@@ -1,6 +1,8 @@
 //! What the tool knows of Flink's built-in functions: aggregates, group windows, their properties.
 
-pub use crate::sql::aggregate_names::{BUILTIN_AGGREGATES, VARIANCE_AGGREGATES};
+pub use crate::sql::aggregate_names::{
+    BUILTIN_AGGREGATES, UNMERGEABLE_AGGREGATES, VARIANCE_AGGREGATES,
+};
 
 /// Flink's built-in scalar functions called by name in SQL (names uppercased; from the "System
 /// (Built-in) Functions" page of Flink 2.x and `SHOW FUNCTIONS`): stateless, never aggregates,

@@ -40,3 +40,9 @@ pub const BUILTIN_AGGREGATES: &[&str] = &[
     "MODE",
     "PERCENTILE",
 ];
+
+/// Flink's built-in aggregates that cannot merge two partial results: with one of them Flink
+/// plans no local/global split of the aggregate (plan lab: FIRST_VALUE, LAST_VALUE and
+/// JSON_ARRAYAGG plan one WindowAggregate, or one mini-batch GroupAggregate; LISTAGG, COLLECT,
+/// ARRAY_AGG, JSON_OBJECTAGG, PERCENTILE and the DISTINCT calls keep the split).
+pub const UNMERGEABLE_AGGREGATES: &[&str] = &["FIRST_VALUE", "LAST_VALUE", "JSON_ARRAYAGG"];

@@ -32,6 +32,11 @@ pub fn from_flink(node: &Value) -> Normal {
     let get = |k: &str| node.get(k);
     match kind.as_str() {
         "group-aggregate" | "group-window-aggregate" | "window-aggregate" => {
+            if kind != "group-window-aggregate" {
+                // The global half of a local/global split, or one aggregate.
+                let split = raw.starts_with("global-") || raw.starts_with("incremental-");
+                attrs.insert("two_phase", split.to_string());
+            }
             attrs.insert("keys", normal::fields(strs(get("keys"))));
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
             if let Some(w) = get("window").filter(|w| !w.is_null()) {
@@ -113,6 +118,9 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
     let f = op.rule_facts();
     let get = |k: &str| f.get(k);
     let mut attrs = BTreeMap::new();
+    if let Some(split) = get("two_phase").and_then(Value::as_bool) {
+        attrs.insert("two_phase", split.to_string());
+    }
     match op.kind {
         OperatorKind::GroupAggregate
         | OperatorKind::GroupWindowAggregate

@@ -20,6 +20,8 @@ pub fn put_facts(op: &mut Operator, grouped: Grouped, grouping_sets: String) {
         aggregates: grouped.aggregates,
         filters: grouped.filters,
         beneath_unique_join: false,
+        // Told once the query is planned: `phases::mark_two_phase`.
+        two_phase: false,
     });
 }
 

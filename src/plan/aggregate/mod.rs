@@ -4,6 +4,7 @@
 
 mod group;
 mod group_window;
+pub(super) mod phases;
 pub(super) mod reduce;
 pub(super) mod window_tvf;
 pub use group::keys_of_sets;

@@ -51,6 +51,8 @@ pub fn put_facts(
         steps_after_window,
         // Told once the query is planned: `mark_attached`.
         window_attached: false,
+        // Told once the query is planned: `phases::mark_two_phase`.
+        two_phase: false,
         emit: super::emit_facts(b, op),
         aggregates: grouped.aggregates,
         filters: grouped.filters,
