@@ -198,13 +198,20 @@ fn plan_statement(
             }
         }
     }
+    // What the query outputs is used (by its sink).
+    for column in relation.columns.iter() {
+        builder.reads.record(column);
+    }
     let mut source_tables = source_table::source_operators(
         catalog,
         scans,
         statement.ordinal,
         &hinted_options,
         &builder.sources,
-        &builder.reads.columns,
+        source_table::Read {
+            used: &builder.reads.columns,
+            versioned: &builder.versioned_tables,
+        },
         source_table::Reading {
             feeds_state: builder.operators.iter().any(super::Operator::keeps_state),
             cdc_duplicate: source_table::cdc_events_duplicate(builder.config),
@@ -525,7 +532,13 @@ impl<'a> Builder<'a> {
                 // A UNION (distinct) is Flink's UNION ALL of its inputs and a group aggregate
                 // keyed by every column above it (one for a chain of unions).
                 let slot = union.then(|| self.union_slot(&left, &right));
-                // INTERSECT's and EXCEPT's inputs are ordered (EXCEPT) and compared as a whole.
+                // INTERSECT's and EXCEPT's inputs are ordered (EXCEPT) and compared as a whole:
+                // every column of both is used.
+                if !union {
+                    for column in left.columns.iter().chain(right.columns.iter()) {
+                        self.reads.record(column);
+                    }
+                }
                 let inputs = (!union).then(|| [left.lineage(), right.lineage()]);
                 let mut relation = left.union_all(right);
                 relation.union_slot = slot;
@@ -1085,10 +1098,8 @@ impl<'a> Builder<'a> {
                     let column = self.projected(input, expr, alias.value.clone())?;
                     output.columns.push(column);
                 }
+                // Passed on: read once something above uses a column (`Reads::passing`).
                 SelectItem::Wildcard(_) => {
-                    for c in &input.columns {
-                        self.reads.record(c);
-                    }
                     output
                         .columns
                         .extend(input.columns.iter().cloned().map(|mut c| {
@@ -1135,7 +1146,6 @@ impl<'a> Builder<'a> {
             .iter()
             .filter(|c| c.qualifier.as_deref() == Some(qualifier))
         {
-            self.reads.record(column);
             output.columns.push(Column {
                 qualifier: None,
                 ..column.clone()
@@ -1213,17 +1223,16 @@ impl<'a> Builder<'a> {
 
     fn projected(&mut self, input: &Relation, expr: &Expr, name: String) -> Result<Column> {
         let span = self.span(expr);
+        // A column selected as it is is only passed on: read once something above uses it.
+        let passed = |b: &mut Self, parts: &[sqlparser::ast::Ident]| {
+            let passing = std::mem::replace(&mut b.reads.passing, true);
+            let column = b.converter().column(input, parts, span);
+            b.reads.passing = passing;
+            column.map(|c| (c.expr, c.time))
+        };
         let (value, time) = match expr {
-            Expr::Identifier(i) => {
-                let c = self
-                    .converter()
-                    .column(input, std::slice::from_ref(i), span)?;
-                (c.expr, c.time)
-            }
-            Expr::CompoundIdentifier(parts) => {
-                let c = self.converter().column(input, parts, span)?;
-                (c.expr, c.time)
-            }
+            Expr::Identifier(i) => passed(self, std::slice::from_ref(i))?,
+            Expr::CompoundIdentifier(parts) => passed(self, parts)?,
             // `PROCTIME()` in a view or subquery is a processing-time attribute, as in DDL
             // (plan oracle: a first row by it is a Deduplicate).
             other if crate::catalog::is_proctime_call(other) => (

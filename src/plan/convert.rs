@@ -21,6 +21,9 @@ use std::ops::ControlFlow;
 #[derive(Debug, Default)]
 pub struct Reads {
     pub columns: BTreeSet<(String, String)>,
+    /// Whether what is recorded now is only passed on by a view, CTE or subquery (`SELECT *`,
+    /// `SELECT a, b`): not read until something above uses it (Flink prunes the rest).
+    pub passing: bool,
     /// The computed columns of the tables scanned, by their inlined expression.
     computed: BTreeMap<CExpr, (String, String)>,
     /// The columns of a dimension table a lookup join outputs, by the expression the operators
@@ -31,23 +34,29 @@ pub struct Reads {
 impl Reads {
     /// Records the source columns `column` reads, and the computed column it is, if any.
     pub fn record(&mut self, column: &Column) {
-        if let Some(computed) = self.computed.get(&column.expr) {
-            self.columns.insert(computed.clone());
+        if let Some(computed) = self.computed.get(&column.expr).cloned() {
+            self.insert(computed);
         }
         let mut columns = Vec::new();
         column.expr.source_columns(&mut columns);
         for (instance, name) in columns {
-            self.columns.insert((table_of(&instance), name));
+            self.insert((table_of(&instance), name));
         }
         if !self.looked_up.is_empty() {
             self.record_looked_up(&column.expr);
         }
     }
 
+    fn insert(&mut self, read: (String, String)) {
+        if !self.passing {
+            self.columns.insert(read);
+        }
+    }
+
     /// Records the dimension table columns `expr` reads through lookup joins.
     fn record_looked_up(&mut self, expr: &CExpr) {
-        if let Some(read) = self.looked_up.get(expr) {
-            self.columns.insert(read.clone());
+        if let Some(read) = self.looked_up.get(expr).cloned() {
+            self.insert(read);
             return;
         }
         for child in expr.children() {

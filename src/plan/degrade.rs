@@ -81,7 +81,10 @@ pub fn opaque_query(
             statement.ordinal,
             &Default::default(),
             &lineage.tables,
-            &reads,
+            source_table::Read {
+                used: &reads,
+                versioned: &Default::default(),
+            },
             source_table::Reading {
                 feeds_state: true,
                 cdc_duplicate: source_table::cdc_events_duplicate(

@@ -47,6 +47,18 @@ pub struct Reading {
     pub cdc_duplicate: bool,
 }
 
+/// The columns of its tables a query uses: what Flink's plan keeps after pruning (a column a
+/// view or subquery only passes on, and nothing above reads, is pruned), the row a
+/// ChangelogNormalize stores.
+pub struct Read<'r> {
+    pub used: &'r BTreeSet<(String, String)>,
+    /// The tables read as the versioned side of an event-time temporal join: the join keeps
+    /// their versions itself, and Flink does not normalize them (plan lab:
+    /// cases/top_n/first-row-by-proctime-over-temporal-join-upsert.yaml has no
+    /// ChangelogNormalize).
+    pub versioned: &'r BTreeSet<String>,
+}
+
 /// One operator per source table read, in order of first use.
 /// A table read with an OPTIONS hint (`hinted`) has the hint's options over its WITH options.
 /// Tables are read as declared at the statement of the query of this ordinal.
@@ -56,9 +68,10 @@ pub fn source_operators(
     ordinal: usize,
     hinted: &BTreeMap<String, OptionsHint>,
     sources: &[String],
-    reads: &BTreeSet<(String, String)>,
+    read: Read,
     reading: Reading,
 ) -> Vec<Operator> {
+    let Read { used, versioned } = read;
     let Reading {
         feeds_state,
         cdc_duplicate,
@@ -86,18 +99,19 @@ pub fn source_operators(
                     .columns
                     .iter()
                     .map(|c| c.name.clone())
-                    .filter(|c| reads.contains(&(name.to_string(), c.clone())))
+                    .filter(|c| used.contains(&(name.to_string(), c.clone())))
                     .collect();
-                if normalized(&table.def, cdc_duplicate) {
+                if normalized(&table.def, cdc_duplicate) && !versioned.contains(name) {
                     // Keyed by the primary key, the state's row holds it whether read or not.
                     let key = table.def.primary_key.as_deref().unwrap_or_default();
                     // In the order of the scan's row: its layout is the state's (plan lab:
                     // the ChangelogNormalize's row type after a DDL column reorder).
+                    let used = |c: &ColumnDef| used.contains(&(name.to_string(), c.name.clone()));
                     let mut read: Vec<&ColumnDef> = table
                         .def
                         .columns
                         .iter()
-                        .filter(|c| key.contains(&c.name) || op.context.read.contains(&c.name))
+                        .filter(|c| key.contains(&c.name) || used(c))
                         .collect();
                     read.sort_by_key(|c| scan_position(&table.def, &c.name));
                     let read: Vec<String> = read.into_iter().map(|c| c.name.clone()).collect();

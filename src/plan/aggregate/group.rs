@@ -43,6 +43,10 @@ pub fn distinct_rows(
     where_span: Option<ByteSpan>,
     constants_pulled_up: bool,
 ) {
+    // Every column is a key: used, whether or not anything above reads it.
+    for column in relation.columns.iter() {
+        b.reads.record(column);
+    }
     let mut op = Operator::new(
         OperatorKind::GroupAggregate,
         "stream-exec-group-aggregate",
