@@ -621,17 +621,11 @@ impl<'a> Builder<'a> {
         }
         let subqueries = subquery::plan_all(
             self,
-            select
-                .projection
-                .iter()
-                .filter_map(|i| match i {
-                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                        Some(e)
-                    }
-                    _ => None,
-                })
-                .chain(select.selection.iter())
-                .chain(select.having.iter()),
+            select.projection.iter().filter_map(|i| match i {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+                _ => None,
+            }),
+            select.selection.iter().chain(select.having.iter()),
             &input,
         )?;
         // A ranking read from below is planned where a WHERE bounds its rank; the other terms
