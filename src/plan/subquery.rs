@@ -158,7 +158,7 @@ pub fn record_joins(b: &mut Builder, found: Vec<FoundSubquery>, outer: &Relation
 /// semi or anti join. Anywhere else (under OR, in a CASE, a SELECT item) Flink keeps SQL's
 /// three-valued logic: EXISTS is a left join on the distinct keys, `x IN (...)` that and a join
 /// with the subquery's counts (plan lab, red team round 18 FS6): not the same operators.
-fn conjunct_terms<'e>(expr: &'e Expr, out: &mut Vec<*const Expr>) {
+fn conjunct_terms(expr: &Expr, out: &mut Vec<*const Expr>) {
     match expr {
         Expr::BinaryOp {
             left,
