@@ -397,7 +397,10 @@ class Plan:
         for nid in self.order:
             kind = self.kind(nid)
             node = self.nodes[nid]
-            if kind in STATEFUL or (kind == "sink" and node.get("upsertMaterializeStrategy", node.get("upsertMaterialize"))
+            # A SESSION window table function on its own (no window aggregate merged it) keeps
+            # each session's rows until it closes (UnalignedWindowTableFunctionOperator).
+            session_tvf = kind == "window-table-function" and "session" in str(node.get("windowing", "")).lower()
+            if kind in STATEFUL or session_tvf or (kind == "sink" and node.get("upsertMaterializeStrategy", node.get("upsertMaterialize"))
                                     not in (None, False, "NONE")):
                 out.append(self.describe(nid))
             elif kind not in ("sink",) and node.get("state") and kind not in STATEFUL:

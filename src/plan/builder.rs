@@ -202,6 +202,7 @@ fn plan_statement(
     for column in relation.columns.iter() {
         builder.reads.record(column);
     }
+    super::window::record_session_windows(&mut builder);
     let mut source_tables = source_table::source_operators(
         catalog,
         scans,
@@ -345,6 +346,8 @@ pub struct Builder<'a> {
     /// The window TVF aggregates (their operator) and the window each reads, to tell once the
     /// query is planned whether Flink keeps the window apart (`window_tvf::mark_attached`).
     pub window_aggregates: Vec<(usize, super::scope::WindowTvf)>,
+    /// The SESSION window table functions read, until a window aggregate consumes them.
+    pub session_windows: Vec<super::window::SessionWindow>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
@@ -391,6 +394,7 @@ impl<'a> Builder<'a> {
             join_inputs: Vec::new(),
             aggregates_over_joins: Vec::new(),
             window_aggregates: Vec::new(),
+            session_windows: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,

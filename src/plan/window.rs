@@ -161,6 +161,20 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
         correlated: false,
         inherited: false,
     };
+    if window.kind == "session" {
+        let partition: Vec<String> = window.partition.iter().map(CExpr::canonical).collect();
+        b.session_windows.push(SessionWindow {
+            window: window.describe(),
+            span,
+            heading: format!(
+                "{} PARTITION BY [{}]",
+                window.describe(),
+                partition.join(", ")
+            ),
+            columns: input.columns.iter().map(|c| c.expr.clone()).collect(),
+            rows: input.rows_lineage(),
+        });
+    }
     let mut relation = input;
     // HOP and CUMULATE give a row per window it falls in.
     relation.unique_key = None;
@@ -221,4 +235,54 @@ pub fn with_expansion(relation: &Relation) -> Vec<CExpr> {
 /// consume its windows.
 pub fn expansion(window: &str) -> CExpr {
     CExpr::Derived(format!("expanded-by[{window}]"))
+}
+
+/// A SESSION window table function of the query: unless a window aggregate computes its
+/// sessions (and Flink merges the two), Flink runs it as an operator of its own that keeps each
+/// session's rows until the session closes (UnalignedWindowTableFunctionOperator; red team
+/// round 18, FS7). TUMBLE, HOP and CUMULATE assign windows row by row, without state.
+pub struct SessionWindow {
+    /// The window, as [`WindowTvf::describe`] names it.
+    pub window: String,
+    pub span: ByteSpan,
+    /// The window and its partition keys.
+    pub heading: String,
+    /// The columns of its input, and which rows they are.
+    pub columns: Vec<CExpr>,
+    pub rows: String,
+}
+
+/// Records each SESSION window table function no window aggregate consumed as an operator
+/// compared by its whole lineage: the rows it keeps hold the input columns the query uses
+/// (Flink prunes the others), once the query is planned.
+pub fn record_session_windows(b: &mut Builder) {
+    for session in std::mem::take(&mut b.session_windows) {
+        let used = |c: &CExpr| {
+            let mut read = Vec::new();
+            c.source_columns(&mut read);
+            read.iter().all(|(instance, column)| {
+                let table = super::scope::base_table(instance).to_string();
+                b.reads.columns.contains(&(table, column.clone()))
+            })
+        };
+        let kept: Vec<String> = session
+            .columns
+            .iter()
+            .filter(|c| used(c))
+            .map(CExpr::canonical)
+            .collect();
+        b.opaque(
+            "window_table_function",
+            "stream-exec-window-table-function",
+            session.span,
+            format!("{} over ([{}]{})", session.heading, kept.join(", "), session.rows),
+            "a SESSION window table function that no window aggregate consumes keeps each session's rows until it closes: compared by its whole lineage",
+        );
+    }
+}
+
+/// Tells that a window aggregate computes the sessions of `window` itself.
+pub fn session_consumed(b: &mut Builder, window: &WindowTvf) {
+    let described = window.describe();
+    b.session_windows.retain(|s| s.window != described);
 }

@@ -365,6 +365,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     });
     if let (None, Some(t)) = (&window, &tvf) {
         b.window_aggregates.push((b.operators.len(), t.clone()));
+        crate::plan::window::session_consumed(b, t);
     }
     // A plain GROUP BY's rows are unique on its keys: a GROUP BY above on them groups one row
     // each (plan lab: Flink removes it, red team round 17 FS3 `agg-over-agg`).
