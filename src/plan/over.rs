@@ -503,18 +503,50 @@ fn over_expr(
                 "{name}({prefix}{}",
                 &call.display(qualify)[name.len() + 1..]
             );
-            if !aggregates.iter().any(|a| a.canonical == canonical) {
-                aggregates.push(AggCall {
-                    canonical: canonical.clone(),
-                    display,
-                    name,
-                    distinct,
-                    origin,
-                    span,
-                    args,
-                });
+            // Flink computes an OVER window's SUM(x) and AVG(x) from COUNT(x) and $SUM0(x)
+            // (plan lab: the three spellings plan the same calls; red team round 18, TS2): the
+            // state holds those accumulators.
+            let reduced = origin == super::convert::FunctionOrigin::Builtin
+                && !distinct
+                && matches!(name.as_str(), "SUM" | "AVG");
+            let calls: Vec<(String, String, String)> = if reduced {
+                let arguments = &call.canonical()[name.len()..];
+                let shown = &call.display(qualify)[name.len()..];
+                ["COUNT", "$SUM0"]
+                    .iter()
+                    .map(|f| {
+                        (
+                            f.to_string(),
+                            format!("{f}{arguments}"),
+                            format!("{f}{shown}"),
+                        )
+                    })
+                    .collect()
+            } else {
+                vec![(name.clone(), canonical.clone(), display)]
+            };
+            // The output reads the calls it is computed from (`over:AVG[COUNT(x), $SUM0(x)]`).
+            let output = match reduced {
+                true => {
+                    let read: Vec<&str> = calls.iter().map(|(_, c, _)| c.as_str()).collect();
+                    format!("over:{name}[{}]", read.join(", "))
+                }
+                false => format!("over:{canonical}"),
+            };
+            for (name, canonical, display) in calls {
+                if !aggregates.iter().any(|a| a.canonical == canonical) {
+                    aggregates.push(AggCall {
+                        canonical,
+                        display,
+                        name,
+                        distinct,
+                        origin,
+                        span,
+                        args: args.clone(),
+                    });
+                }
             }
-            return Ok(CExpr::Derived(format!("over:{canonical}")));
+            return Ok(CExpr::Derived(output));
         }
     }
     if over_calls(expr).is_empty() {

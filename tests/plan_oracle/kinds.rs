@@ -153,7 +153,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
                 let dir = o.get("direction").and_then(Value::as_str).unwrap_or("asc");
                 attrs.insert("order", normal::order_item(&format!("{key} {dir}")));
             }
-            attrs.insert("aggregates", over_aggregates(strs(get("aggregates"))));
+            attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
         }
         OperatorKind::Deduplicate => {
             attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
@@ -243,27 +243,6 @@ fn aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
         .map(normal::aggregate)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Over a window, Calcite writes `SUM(x)` as `CASE WHEN COUNT(x) > 0 THEN $SUM0(x) END` and
-/// `AVG(x)` as `$SUM0(x) / COUNT(x)`, so the over aggregate computes `COUNT(x), $SUM0(x)`; a
-/// call computed twice is computed once.
-fn over_aggregates<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    let mut calls: Vec<String> = Vec::new();
-    for item in items {
-        let call = normal::aggregate(item);
-        let reduced = ["SUM(", "AVG("]
-            .iter()
-            .find_map(|f| call.strip_prefix(f))
-            .filter(|rest| !rest.starts_with("DISTINCT "))
-            .map(|rest| vec![format!("COUNT({rest}"), format!("$SUM0({rest}")]);
-        for c in reduced.unwrap_or_else(|| vec![call]) {
-            if !calls.contains(&c) {
-                calls.push(c);
-            }
-        }
-    }
-    calls.join(", ")
 }
 
 /// Join key pairs `a = b` in order (Flink keys a join's state by its keys in the order its
