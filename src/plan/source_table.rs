@@ -106,7 +106,12 @@ pub fn source_operators(
                     let key = table.def.primary_key.as_deref().unwrap_or_default();
                     // In the order of the scan's row: its layout is the state's (plan lab:
                     // the ChangelogNormalize's row type after a DDL column reorder).
-                    let used = |c: &ColumnDef| used.contains(&(name.to_string(), c.name.clone()));
+                    // The ChangelogNormalize sits on the scan: a computed column is computed
+                    // after it, from the columns it reads (plan lab: red team round 18, TS9).
+                    let used = |c: &ColumnDef| {
+                        !matches!(c.kind, ColumnKind::Computed { .. })
+                            && used.contains(&(name.to_string(), c.name.clone()))
+                    };
                     let mut read: Vec<&ColumnDef> = table
                         .def
                         .columns
