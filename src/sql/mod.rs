@@ -11,6 +11,7 @@ pub mod match_input;
 pub mod named_windows;
 pub mod parse;
 pub mod split;
+mod state_ttl_keys;
 pub mod statement;
 pub mod statement_words;
 pub mod types;

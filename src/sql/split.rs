@@ -48,8 +48,11 @@ impl RawStatement {
             .filter_map(|(i, t)| match &t.token {
                 Token::Whitespace(Whitespace::MultiLineComment(text)) if text.starts_with('+') => {
                     let hint = text[1..].split_whitespace().collect::<Vec<_>>().join(" ");
-                    let ignored = is_state_ttl(&hint) && !state_ttl_applies(&self.tokens, i);
-                    (!ignored).then_some(hint)
+                    if !is_state_ttl(&hint) {
+                        return Some(hint);
+                    }
+                    state_ttl_applies(&self.tokens, i)
+                        .then(|| super::state_ttl_keys::canonical(&hint, &self.tokens, i))
                 }
                 _ => None,
             })
