@@ -19,6 +19,82 @@ pub struct InForm {
 /// The IN form of an EXISTS subquery whose only correlation is equalities between an
 /// enclosing-query column and an expression of the subquery's own tables.
 pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
+    let (select, correlation) = correlated(query, outer)?;
+    // What an EXISTS selects is not read, but a column it names must still exist: only a
+    // subquery selecting constants or `*` is rewritten (the rewrite drops the SELECT list, and
+    // with it the check that `SELECT v.no_such_column` is a mistake).
+    if !select.projection.iter().all(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+            matches!(e, Expr::Value(_))
+        }
+        SelectItem::Wildcard(_) => true,
+        _ => false,
+    }) {
+        return None;
+    }
+    Some(correlation.into_form(query, select, Vec::new(), Vec::new()))
+}
+
+/// `x IN (SELECT s.k FROM s WHERE s.a = t.a AND ...)`, correlated by equalities besides its
+/// key, as Flink decorrelates it: the semi join on `x` and the correlated columns, the same
+/// join as the EXISTS with all of them as equalities (red team round 18, TS7: the window semi
+/// join both spell). None when the subquery is not correlated that way.
+pub fn correlated_in(query: &Query, outer: &Relation, key: &Expr) -> Option<InForm> {
+    let (select, correlation) = correlated(query, outer)?;
+    let [SelectItem::UnnamedExpr(selected) | SelectItem::ExprWithAlias { expr: selected, .. }] =
+        select.projection.as_slice()
+    else {
+        return None;
+    };
+    let selected = selected.clone();
+    Some(correlation.into_form(query, select, vec![key.clone()], vec![selected]))
+}
+
+/// A subquery's correlated equalities (enclosing-query side, own side) and the rest of its
+/// WHERE.
+struct Correlation {
+    outer_keys: Vec<Expr>,
+    inner_keys: Vec<Expr>,
+    rest: Vec<Expr>,
+}
+
+impl Correlation {
+    /// The subquery selecting `inner_first` and the correlated inner keys, without the
+    /// equalities; the enclosing keys `outer_first` and the correlated outer columns.
+    fn into_form(
+        self,
+        query: &Query,
+        select: &sqlparser::ast::Select,
+        outer_first: Vec<Expr>,
+        inner_first: Vec<Expr>,
+    ) -> InForm {
+        let mut select = select.clone();
+        select.projection = inner_first
+            .into_iter()
+            .chain(self.inner_keys)
+            .map(SelectItem::UnnamedExpr)
+            .collect();
+        select.distinct = None;
+        select.selection = self.rest.into_iter().reduce(|a, b| Expr::BinaryOp {
+            left: Box::new(a),
+            op: BinaryOperator::And,
+            right: Box::new(b),
+        });
+        let mut query = query.clone();
+        query.body = Box::new(SetExpr::Select(Box::new(select)));
+        InForm {
+            outer_keys: outer_first.into_iter().chain(self.outer_keys).collect(),
+            query,
+        }
+    }
+}
+
+/// The plain SELECT of a subquery correlated only by equalities between an enclosing-query
+/// column and an expression of its own tables (at least one), with those equalities.
+fn correlated<'q>(
+    query: &'q Query,
+    outer: &Relation,
+) -> Option<(&'q sqlparser::ast::Select, Correlation)> {
     if query.with.is_some()
         || query.order_by.is_some()
         || query.limit_clause.is_some()
@@ -44,9 +120,11 @@ pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
     if let Some(selection) = &select.selection {
         terms.extend(super::rank::conjuncts(selection));
     }
-    let mut outer_keys = Vec::new();
-    let mut inner_keys = Vec::new();
-    let mut rest: Vec<Expr> = Vec::new();
+    let mut correlation = Correlation {
+        outer_keys: Vec::new(),
+        inner_keys: Vec::new(),
+        rest: Vec::new(),
+    };
     for term in terms {
         if let Expr::BinaryOp {
             left,
@@ -62,44 +140,20 @@ pub fn exists_as_in(query: &Query, outer: &Relation) -> Option<InForm> {
                 None
             };
             if let Some((o, i)) = pair {
-                outer_keys.push(o.as_ref().clone());
-                inner_keys.push(i.as_ref().clone());
+                correlation.outer_keys.push(o.as_ref().clone());
+                correlation.inner_keys.push(i.as_ref().clone());
                 continue;
             }
         }
         if reads_outer(term, &is_outer) {
             return None;
         }
-        rest.push(term.clone());
+        correlation.rest.push(term.clone());
     }
-    // What an EXISTS selects is not read, but a column it names must still exist: only a
-    // subquery selecting constants or `*` is rewritten (the rewrite drops the SELECT list, and
-    // with it the check that `SELECT v.no_such_column` is a mistake).
-    if outer_keys.is_empty()
-        || !select.projection.iter().all(|item| match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                matches!(e, Expr::Value(_))
-            }
-            SelectItem::Wildcard(_) => true,
-            _ => false,
-        })
-    {
+    if correlation.outer_keys.is_empty() {
         return None;
     }
-    let mut select = select.as_ref().clone();
-    select.projection = inner_keys
-        .into_iter()
-        .map(SelectItem::UnnamedExpr)
-        .collect();
-    select.distinct = None;
-    select.selection = rest.into_iter().reduce(|a, b| Expr::BinaryOp {
-        left: Box::new(a),
-        op: BinaryOperator::And,
-        right: Box::new(b),
-    });
-    let mut query = query.clone();
-    query.body = Box::new(SetExpr::Select(Box::new(select)));
-    Some(InForm { outer_keys, query })
+    Some((select.as_ref(), correlation))
 }
 
 /// The names the subquery's FROM gives its tables (aliases, else the table's last name part);

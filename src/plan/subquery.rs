@@ -58,6 +58,14 @@ pub fn plan_all<'e>(
         // Where the subquery is written, before any rewrite: the key the WHERE finds it by.
         let span = b.span(&query);
         let (query, outer_keys) = match (in_keys, kind) {
+            // Correlated besides its key, IN is decorrelated as EXISTS is (a semi or anti join
+            // of a WHERE; NOT IN stays null-aware, another join).
+            (Some(keys), "semi join") => {
+                match decorrelate::correlated_in(&query, outer, &keys[0]) {
+                    Some(form) => (form.query, form.outer_keys),
+                    None => (query, keys),
+                }
+            }
             (Some(keys), _) => (query, keys),
             (None, "semi join" | "anti join") => match decorrelate::exists_as_in(&query, outer) {
                 Some(form) => (form.query, form.outer_keys),
