@@ -424,6 +424,15 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
     if let Some(version) = &join.version {
         subtrees(version, &mut carried);
     }
+    // The versioned side of an event-time temporal join keeps each version with its event time
+    // (plan lab: reading it above changes nothing, red team round 18 TS4).
+    let versions_at = match join.kind {
+        OperatorKind::TemporalJoin => join.right.rowtime_columns(),
+        _ => Vec::new(),
+    };
+    for time in &versions_at {
+        subtrees(time, &mut carried);
+    }
     let used = &carried;
     let window_join = join.kind == OperatorKind::WindowJoin;
     let mut conditions = join.conditions.clone();
@@ -444,7 +453,9 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
         // The time the versioned table is read at is part of the temporal join's condition.
         conditions.push(CExpr::Call {
             name: "FOR SYSTEM_TIME AS OF".into(),
-            args: vec![version.clone()],
+            args: std::iter::once(version.clone())
+                .chain(versions_at)
+                .collect(),
         });
     }
     let kind = if bounds.is_some() {

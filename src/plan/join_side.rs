@@ -197,6 +197,17 @@ impl Side {
         out
     }
 
+    /// Its event-time attributes, in its order: the versioned side of a temporal join keeps
+    /// each version with its time, read or not.
+    pub fn rowtime_columns(&self) -> Vec<CExpr> {
+        let store = self.store.borrow();
+        store.columns[..self.columns]
+            .iter()
+            .filter(|c| c.time == Some(TimeKind::Rowtime))
+            .map(|c| c.expr.clone())
+            .collect()
+    }
+
     /// Its time attributes that `terms` read, in its order; for a table without DDL, the
     /// columns of `terms` whose name looks like a time (documentation style). (A time attribute
     /// no term reads bounds nothing: the join's time bounds are read from these terms.)
