@@ -15,6 +15,19 @@ pub fn changed(old: &[String], new: &[String]) -> Vec<String> {
     out
 }
 
+/// The names (uppercased) of the hints one side has and the other does not, sorted, once each.
+pub fn names_changed(old: &[String], new: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = old
+        .iter()
+        .filter(|h| !new.contains(h))
+        .chain(new.iter().filter(|h| !old.contains(h)))
+        .map(|h| h.split('(').next().unwrap_or(h).trim().to_uppercase())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The STATE_TTL hints of the two sides that differ: the `STATE_TTL.table` options they name
 /// (sorted, as in [`changed`]), and for each side the smallest time-to-live in milliseconds
 /// those tables' operators keep their state: the side's STATE_TTL hint for the table, else the

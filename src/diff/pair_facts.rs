@@ -275,6 +275,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         moved_among_queries: pair.moved_among_queries,
         regrouped: pair.regrouped,
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
+        hint_names_changed: hint_options::names_changed(&hints(pair.old), &hints(pair.new)),
         state_ttl_changed,
         state_ttl_old_min_millis,
         state_ttl_new_min_millis,

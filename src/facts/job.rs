@@ -101,6 +101,8 @@ facts! {
         pub regrouped: bool,
         /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
         pub hints_changed: Vec<String>,
+        /// the names of the hints added or removed (`BROADCAST`, `STATE_TTL`, ...; a changed ON CONFLICT clause or INSERT OVERWRITE by its first words), sorted
+        pub hint_names_changed: Vec<String>,
         /// the tables named by the STATE_TTL hints added or removed, as `STATE_TTL.table` (as in hints_changed)
         pub state_ttl_changed: Vec<String>,
         /// the smallest time-to-live (ms) the old query keeps those tables' state with: their STATE_TTL hint, else the table.exec.state.ttl in force at the query, which the hint overrides (0: TTL off, a value that is not a duration, or no STATE_TTL change)
