@@ -256,26 +256,9 @@ impl Connectors {
     }
 }
 
-/// Whether `text` matches `pattern`, where `*` is any text and case does not count.
+/// Whether `text` matches the glob `pattern` (`*-cdc`), case and surrounding blanks aside.
 fn wildcard(pattern: &str, text: &str) -> bool {
-    let pattern = pattern.trim().to_lowercase();
-    let text = text.trim().to_lowercase();
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or_default();
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    let Some((last, middle)) = parts.split_last() else {
-        return rest.is_empty();
-    };
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
+    crate::paths::glob::matches_name(&pattern.trim().to_lowercase(), &text.trim().to_lowercase())
 }
 
 #[cfg(test)]

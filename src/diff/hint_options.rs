@@ -84,7 +84,7 @@ fn arguments(hint: &str) -> Vec<(String, String)> {
             .trim_matches(|c| c == '\'' || c == '"' || c == '`')
             .to_string()
     };
-    split_top(args)
+    crate::sql::quoted::split_outside_quotes(args)
         .iter()
         .filter_map(|arg| arg.split_once('=').map(|(k, v)| (unquote(k), unquote(v))))
         .collect()
@@ -97,10 +97,10 @@ fn options(hint: &str) -> Vec<String> {
         None => return vec![hint.trim().to_uppercase()],
     };
     let args = args.trim_end().strip_suffix(')').unwrap_or(args);
-    let mut keys: Vec<String> = split_top(args)
+    let mut keys: Vec<String> = crate::sql::quoted::split_outside_quotes(args)
         .iter()
         .filter_map(|arg| {
-            let key = arg.split_once('=').map_or(arg.as_str(), |(k, _)| k);
+            let key = arg.split_once('=').map_or(*arg, |(k, _)| k);
             let key = key
                 .trim()
                 .trim_matches(|c| c == '\'' || c == '"' || c == '`');
@@ -111,25 +111,6 @@ fn options(hint: &str) -> Vec<String> {
         keys.push(name);
     }
     keys
-}
-
-/// The arguments split at commas outside quotes.
-fn split_top(args: &str) -> Vec<String> {
-    let (mut parts, mut current, mut quote) = (Vec::new(), String::new(), None::<char>);
-    for c in args.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"' | '`') => quote = Some(c),
-            (None, ',') => {
-                parts.push(std::mem::take(&mut current));
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    parts.push(current);
-    parts
 }
 
 #[cfg(test)]

@@ -58,6 +58,14 @@ impl Glob {
     }
 }
 
+/// Whether a whole name (no path: `/` is a character like any) matches a one-segment pattern:
+/// `*`, `?`, classes and literal characters (a connector's option value, `*debezium*`).
+pub fn matches_name(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    segment(&pattern, &name)
+}
+
 fn segments(pattern: &[Vec<char>], path: &[Vec<char>]) -> bool {
     match pattern.split_first() {
         None => path.is_empty(),

@@ -139,26 +139,13 @@ fn closing_bracket(text: &str) -> Option<usize> {
     None
 }
 
-/// A hint's options split at the commas outside quotes (a doubled quote stays inside).
+/// A hint's options split at the commas outside quotes (a doubled quote stays inside); none for
+/// an empty list.
 fn split_options(text: &str) -> Option<Vec<&str>> {
     if text.trim().is_empty() {
         return Some(Vec::new());
     }
-    let (mut parts, mut start, mut quote) = (Vec::new(), 0, None::<char>);
-    for (i, c) in text.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"' | '`') => quote = Some(c),
-            (None, ',') => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    Some(parts)
+    Some(crate::sql::quoted::split_outside_quotes(text))
 }
 
 /// A hint option's key or value: a quoted string unquoted (`''` is a quote), or a bare word.

@@ -31,7 +31,7 @@ const WINDOW_COLUMNS: [(&str, &str); 3] = [
 
 /// `window_start` / `window_end` / `window_time` when the expression is that column of a window
 /// TVF (read directly or through a window aggregate), with the window's description.
-fn window_column(expr: &CExpr) -> Option<(&'static str, String)> {
+pub fn window_column(expr: &CExpr) -> Option<(&'static str, String)> {
     let CExpr::Derived(text) = expr else {
         return None;
     };

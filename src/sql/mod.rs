@@ -10,6 +10,7 @@ pub mod interval;
 pub mod match_input;
 pub mod named_windows;
 pub mod parse;
+pub mod quoted;
 pub mod split;
 mod state_ttl_keys;
 pub mod statement;

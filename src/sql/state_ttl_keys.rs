@@ -48,7 +48,7 @@ pub fn canonical(hint: &str, tokens: &[TokenWithSpan], at: usize) -> String {
         return hint.to_string();
     };
     let mut changed = false;
-    let pairs: Vec<String> = split_top_level(body)
+    let pairs: Vec<String> = super::quoted::split_outside_quotes(body)
         .into_iter()
         .map(|pair| {
             let Some((key, value)) = pair.split_once('=') else {
@@ -75,26 +75,6 @@ pub fn canonical(hint: &str, tokens: &[TokenWithSpan], at: usize) -> String {
     }
 }
 
-/// The hint's arguments, split at commas outside quotes.
-fn split_top_level(body: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    for (i, c) in body.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"' | '`') => quote = Some(c),
-            (None, ',') => {
-                parts.push(&body[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&body[start..]);
-    parts
-}
-
 /// (alias, table) of each table the block after the hint at `at` reads under an alias, for
 /// the tables it reads once (a self-join keeps its aliases).
 fn block_aliases(tokens: &[TokenWithSpan], at: usize) -> Vec<(String, String)> {
@@ -103,79 +83,33 @@ fn block_aliases(tokens: &[TokenWithSpan], at: usize) -> Vec<(String, String)> {
         .map(|t| &t.token)
         .filter(|t| !matches!(t, Token::Whitespace(_)))
         .collect();
-    let plain = |t: &Token| match t {
-        Token::Word(w) => Some(w.value.clone()),
-        _ => None,
-    };
-    let keyword = |t: &Token, k: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(k));
     let mut items: Vec<(String, Option<String>)> = Vec::new();
     let mut depth = 0usize;
     let mut in_from = false;
     let mut i = 0;
     while i < words.len() {
         let t = words[i];
+        // After FROM, JOIN, or a comma in FROM (`FROM a x, b y`): a table and its alias.
+        let item_follows = depth == 0
+            && (keyword(t, "FROM") || keyword(t, "JOIN") || (in_from && *t == Token::Comma));
+        if item_follows {
+            in_from = true;
+            if let Some((name, alias, next)) = from_item(&words, i + 1) {
+                items.push((name, alias));
+                i = next;
+                continue;
+            }
+        }
         match t {
             Token::LParen => depth += 1,
             Token::RParen if depth == 0 => break,
             Token::RParen => depth -= 1,
             _ if depth > 0 => {}
-            _ if keyword(t, "FROM") || keyword(t, "JOIN") => {
-                in_from = true;
-                // A table name (qualified or not), then an optional [AS] alias.
-                let mut j = i + 1;
-                let mut name = None;
-                while let Some(part) = words.get(j).and_then(|w| plain(w)) {
-                    name = Some(part);
-                    if words.get(j + 1) == Some(&&Token::Period) {
-                        j += 2;
-                    } else {
-                        j += 1;
-                        break;
-                    }
-                }
-                if let Some(name) = name {
-                    if words.get(j).is_some_and(|w| keyword(w, "AS")) {
-                        j += 1;
-                    }
-                    let alias = words.get(j).and_then(|w| match w {
-                        Token::Word(a)
-                            if !NOT_AN_ALIAS.iter().any(|k| a.value.eq_ignore_ascii_case(k)) =>
-                        {
-                            Some(a.value.clone())
-                        }
-                        _ => None,
-                    });
-                    items.push((name, alias));
-                    i = j;
-                    continue;
-                }
-            }
             _ if ["WHERE", "GROUP", "HAVING", "WINDOW", "ORDER", "UNION"]
                 .iter()
                 .any(|k| keyword(t, k)) =>
             {
                 in_from = false
-            }
-            Token::Comma if in_from => {
-                // `FROM a x, b y`: the next item is read as after FROM.
-                let mut j = i + 1;
-                if let Some(name) = words.get(j).and_then(|w| plain(w)) {
-                    j += 1;
-                    if words.get(j).is_some_and(|w| keyword(w, "AS")) {
-                        j += 1;
-                    }
-                    let alias = words.get(j).and_then(|w| match w {
-                        Token::Word(a)
-                            if !NOT_AN_ALIAS.iter().any(|k| a.value.eq_ignore_ascii_case(k)) =>
-                        {
-                            Some(a.value.clone())
-                        }
-                        _ => None,
-                    });
-                    items.push((name, alias));
-                    i = j;
-                    continue;
-                }
             }
             _ => {}
         }
@@ -188,6 +122,38 @@ fn block_aliases(tokens: &[TokenWithSpan], at: usize) -> Vec<(String, String)> {
             alias.clone().filter(|_| once).map(|a| (a, name.clone()))
         })
         .collect()
+}
+
+/// Whether the token is the unquoted keyword `k`.
+fn keyword(t: &Token, k: &str) -> bool {
+    matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(k))
+}
+
+/// The table name (its last part) and alias of the FROM item starting at `start`
+/// (`db.orders AS o`, `orders o`, `orders`), and where what follows it starts; none for a
+/// subquery or anything but a name.
+fn from_item(words: &[&Token], start: usize) -> Option<(String, Option<String>, usize)> {
+    let mut j = start;
+    let mut name = None;
+    while let Some(Token::Word(part)) = words.get(j) {
+        name = Some(part.value.clone());
+        j += 1;
+        if words.get(j) != Some(&&Token::Period) {
+            break;
+        }
+        j += 1;
+    }
+    let name = name?;
+    if words.get(j).is_some_and(|w| keyword(w, "AS")) {
+        j += 1;
+    }
+    let alias = match words.get(j) {
+        Some(Token::Word(a)) if !NOT_AN_ALIAS.iter().any(|k| a.value.eq_ignore_ascii_case(k)) => {
+            Some(a.value.clone())
+        }
+        _ => None,
+    };
+    Some((name, alias, j))
 }
 
 #[cfg(test)]

@@ -434,11 +434,10 @@ fn inherited_bound(key: &CExpr, window: &WindowTvf) -> Option<&'static str> {
     let CExpr::Derived(text) = key else {
         return None;
     };
-    let described = window.describe();
-    [WINDOW_START, WINDOW_END].into_iter().find(|name| {
-        text.starts_with(WINDOW_AGGREGATE_OUTPUT)
-            && text.ends_with(&format!(":{}({described})", name.to_uppercase()))
-    })
+    let (name, described) = crate::plan::top_n::window_column(key)?;
+    let bound = [WINDOW_START, WINDOW_END].contains(&name);
+    (bound && text.starts_with(WINDOW_AGGREGATE_OUTPUT) && described == window.describe())
+        .then_some(name)
 }
 
 /// Flink takes a constant GROUP BY key (`'web'`, `CAST(1 AS INT) + 1`) out of a plain grouping
