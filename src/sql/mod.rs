@@ -6,6 +6,7 @@ pub mod dialect;
 pub mod fault;
 pub mod flink_syntax;
 pub mod function_names;
+pub mod grouped_windows;
 pub mod interval;
 pub mod match_input;
 pub mod named_windows;

@@ -359,6 +359,7 @@ fn parse_statement(file: &SourceFile, raw: RawStatement) -> Result<Statement> {
         match_input::restore(query, &lifted).map_err(fail)?;
         super::function_names::unquote(query);
         super::named_windows::inline(query);
+        super::grouped_windows::nest(query);
     }
     Ok(Statement { kind, span, hints })
 }
