@@ -708,6 +708,7 @@ pub fn physical_order_of(
     let stateful = |e: &CExpr| -> bool {
         fn derived(b: &Builder, e: &CExpr) -> bool {
             match e {
+                _ if tvf_column(e).is_some() => false,
                 CExpr::Derived(_) => b.reads.looked_up(e).is_none(),
                 _ => e.children().into_iter().any(|c| derived(b, c)),
             }
@@ -730,7 +731,7 @@ pub fn physical_order_of(
     > = std::collections::HashMap::new();
     // A table without DDL has an order nobody knows, the same on both sides: by name.
     type Place = (usize, usize, usize, String);
-    let position = |canonical: &String| -> Option<Place> {
+    let mut position = |canonical: &String| -> Option<Place> {
         let expr = *exprs.get(canonical)?;
         let (table, column) = match expr {
             CExpr::Column { table, column } => (table, column),
@@ -764,17 +765,40 @@ pub fn physical_order_of(
             None => Some((order, instance, usize::MAX, column.clone())),
         }
     };
-    let places: Vec<Option<Place>> = schema.iter().map(position).collect();
-    let mut indexed: Vec<(usize, &Option<Place>)> = places.iter().enumerate().collect();
-    // Plain source columns first, by table and DDL position; the rest after, as they were.
-    indexed.sort_by(|(i, a), (j, b)| match (a, b) {
-        (Some(a), Some(b)) => a.cmp(b).then(i.cmp(j)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => i.cmp(j),
-    });
+    // Plain source columns first, by table and DDL position; then a window TVF's columns, in
+    // the order the TVF appends them (window_start, window_end, window_time); the rest after,
+    // as they were (plan lab: the row type of a WindowRank over a TVF whose SELECT lists a
+    // computed column first).
+    let places: Vec<(usize, Option<Place>)> = schema
+        .iter()
+        .map(|c| match position(c) {
+            Some(place) => (0, Some(place)),
+            None => match exprs.get(c).and_then(|e| tvf_column(e)) {
+                Some(at) => (1, Some((at, 0, 0, String::new()))),
+                None => (2, None),
+            },
+        })
+        .collect();
+    let mut indexed: Vec<(usize, &(usize, Option<Place>))> = places.iter().enumerate().collect();
+    indexed.sort_by(|(i, a), (j, b)| a.cmp(b).then(i.cmp(j)));
     let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
     schema.clone_from_slice(&reordered);
+}
+
+/// The position among the columns a window TVF appends (window_start, window_end,
+/// window_time) of `expr`, when it is one of them read from the TVF itself.
+fn tvf_column(expr: &CExpr) -> Option<usize> {
+    let CExpr::Derived(text) = expr else {
+        return None;
+    };
+    let (name, _) = super::top_n::window_column(expr)?;
+    text.starts_with("WINDOW_")
+        .then(|| {
+            ["window_start", "window_end", "window_time"]
+                .iter()
+                .position(|n| *n == name)
+        })
+        .flatten()
 }
 
 /// Over a group aggregate (plain, or of a window: GROUP BY TUMBLE(...) or a window TVF), Flink's rank reads the aggregate's own row: its keys in GROUP BY
