@@ -203,6 +203,14 @@ fn plan_statement(
         builder.reads.record(column);
     }
     super::window::record_session_windows(&mut builder);
+    let whole_row_overs = {
+        let filter_texts: Vec<String> = builder.filter_spans.keys().cloned().collect();
+        let reads = super::prune::QueryReads {
+            exprs: Vec::new(),
+            filter_texts: filter_texts.iter().map(String::as_str).collect(),
+        };
+        super::over_row::settle(&mut builder, &relation, &reads)
+    };
     let mut source_tables = source_table::source_operators(
         catalog,
         scans,
@@ -246,7 +254,7 @@ fn plan_statement(
     super::aggregate::window_tvf::mark_attached(&mut operators, &builder.window_aggregates);
     super::aggregate::reduce::reduce_variances(&mut operators);
     super::aggregate::phases::mark_two_phase(&mut operators, builder.config);
-    super::stored_columns::unread_stored_columns(&mut operators, &reads);
+    super::stored_columns::unread_stored_columns(&mut operators, &reads, &whole_row_overs);
     super::join_prune::unread_join_columns(&mut operators, &reads);
     Ok(QueryPlan {
         name,
@@ -346,6 +354,8 @@ pub struct Builder<'a> {
     /// The window TVF aggregates (their operator) and the window each reads, to tell once the
     /// query is planned whether Flink keeps the window apart (`window_tvf::mark_attached`).
     pub window_aggregates: Vec<(usize, super::scope::WindowTvf)>,
+    /// The OVER aggregates planned, until the query above them tells the row they store.
+    pub over_rows: Vec<super::over_row::PendingOverRow>,
     /// The SESSION window table functions read, until a window aggregate consumes them.
     pub session_windows: Vec<super::window::SessionWindow>,
     /// What the last SELECT read (its FROM and WHERE), for its query's ORDER BY.
@@ -395,6 +405,7 @@ impl<'a> Builder<'a> {
             aggregates_over_joins: Vec::new(),
             window_aggregates: Vec::new(),
             session_windows: Vec::new(),
+            over_rows: Vec::new(),
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,

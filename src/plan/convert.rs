@@ -32,6 +32,11 @@ pub struct Reads {
 }
 
 impl Reads {
+    /// Whether `expr` is a computed column of a table scanned (its inlined expression).
+    pub fn is_computed_column(&self, expr: &CExpr) -> bool {
+        self.computed.contains_key(expr)
+    }
+
     /// Records the source columns `column` reads, and the computed column it is, if any.
     pub fn record(&mut self, column: &Column) {
         if let Some(computed) = self.computed.get(&column.expr).cloned() {
@@ -988,7 +993,7 @@ impl<'a> Converter<'a> {
         if let Some(f) = self.catalog.function(name) {
             return FunctionOrigin::Declared(f.language());
         }
-        if is_builtin_aggregate(name) || is_builtin_scalar(name) {
+        if is_builtin_aggregate(name) || is_builtin_scalar(name) || is_window_only(name) {
             FunctionOrigin::Builtin
         } else {
             FunctionOrigin::Undeclared

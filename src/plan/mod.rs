@@ -27,6 +27,7 @@ pub mod match_recognize;
 pub mod normalize;
 pub mod options_hint;
 pub mod over;
+mod over_row;
 pub mod prune;
 pub mod pushdown;
 pub mod ranges;

@@ -428,6 +428,17 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let keys: Vec<&CExpr> = partition.iter().chain(std::iter::once(&order)).collect();
     super::rank::physical_order_of(b, &inputs, &keys, &input.base_tables, &mut schema);
 
+    let window_literal = frame.preceding != json!("unbounded")
+        || aggregates.iter().any(|a| a.name == "$SUM0")
+        || aggregates
+            .iter()
+            .flat_map(|a| &a.args)
+            .any(|arg| matches!(arg, CExpr::Literal(l) if l != "*"));
+    let mut window: Vec<CExpr> = partition.clone();
+    window.push(order.clone());
+    for call in &aggregates {
+        window.extend(call.args.iter().filter(|arg| !arg.is_row_free()).cloned());
+    }
     let mut op = Operator::new(
         OperatorKind::OverAggregate,
         "stream-exec-over-aggregate",
@@ -471,6 +482,14 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             .entry(column.expr.canonical())
             .or_insert_with(|| column.expr.display(qualify));
     }
+    b.over_rows.push(super::over_row::PendingOverRow {
+        operator: b.operators.len(),
+        items: output.columns.iter().map(|c| c.expr.clone()).collect(),
+        window,
+        window_literal,
+        tables: input.base_tables.clone(),
+        input: input.clone(),
+    });
     b.operators.push(op);
     Ok(output)
 }

@@ -72,7 +72,7 @@ fn remove(op: &mut Operator, unread: &[String]) {
 /// projection beneath an OVER aggregate (plan oracle: `SELECT a, s FROM v WHERE a > 0` over a
 /// view computing `s` with OVER keeps every column of the view in the OVER's row; without the
 /// WHERE it keeps `a` and what `s` reads).
-fn filtered_above(op: &Operator, reads: &QueryReads) -> bool {
+pub(super) fn filtered_above(op: &Operator, reads: &QueryReads) -> bool {
     let beneath = op
         .read::<crate::facts::Filters>()
         .map(|f| f.filters)
@@ -95,7 +95,7 @@ fn is_ranking(kind: OperatorKind) -> bool {
 /// operator above it reads. An OVER aggregate beneath a ranking keeps its columns (as its
 /// calls, `prune::unread_aggregates`), and so does one under a filter. Only where the tool sees
 /// everything the query reads (no operator compared as a whole).
-pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
+pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads, whole_rows: &[usize]) {
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque)
         || !operators
             .iter()
@@ -116,7 +116,7 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads) {
             continue;
         };
         if operators[i].kind == OperatorKind::OverAggregate
-            && (ranking_above || filtered_above(&operators[i], reads))
+            && (ranking_above || filtered_above(&operators[i], reads) || whole_rows.contains(&i))
         {
             continue;
         }
