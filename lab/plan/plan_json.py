@@ -306,6 +306,9 @@ class Plan:
                 d["window"] = _window_text(window)
         if kind in ("over-aggregate", "python-over-aggregate"):
             spec = node.get("overSpec", {})
+            # The row it stores: every field of its input, by lineage.
+            if inp is not None:
+                d["row"] = [self.field(inp, i).text for i in range(self.arity(inp))]
             d["partition"] = names(spec.get("partition", {}).get("fields", []))
             groups = spec.get("groups") or []
             if groups:

@@ -118,7 +118,7 @@ facts! {
         /// which of window_end, window_start, window_time are GROUP BY keys (sorted)
         #[group = "keys"]
         pub window_keys: Vec<String>,
-        /// positions of the window columns among the GROUP BY items
+        /// positions of the window columns among the GROUP BY items, in the order of window_keys
         #[group = "keys"]
         pub window_key_positions: Vec<usize>,
         /// projections between the window TVF and the GROUP BY

@@ -467,6 +467,21 @@ impl<'a> Converter<'a> {
                     .to_uppercase()
                     .replace("DOUBLECOLON", "CAST");
                 let value = self.lineage(rel, inner)?;
+                // `CAST(CAST(x AS wider) AS t)` is `CAST(x AS t)`: Calcite drops an inner cast
+                // that loses nothing (RexSimplify; red team round 19, TS4).
+                let value = match &value {
+                    CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
+                        [x, CExpr::Literal(middle)]
+                            if self
+                                .declared_type(x)
+                                .is_some_and(|from| lossless_cast(&from, middle)) =>
+                        {
+                            x.clone()
+                        }
+                        _ => value,
+                    },
+                    _ => value,
+                };
                 // One spelling per type (`STRING` is `VARCHAR(2147483647)`).
                 let target = crate::sql::types::canonical_type(&data_type.to_string());
                 // A cast to the column's own declared type is the column, a cast of a literal to
@@ -1220,6 +1235,26 @@ fn literal_type(value: &CExpr) -> Option<&'static str> {
 }
 
 /// Whether two spellings name one type (see [`crate::sql::types`]).
+/// Whether a cast from type `from` to type `to` keeps every value (an integer to a wider
+/// integer, a string to a longer one), as Calcite's `RexUtil.isLosslessCast` says.
+fn lossless_cast(from: &str, to: &str) -> bool {
+    let canonical = crate::sql::types::canonical_type;
+    let bare = |t: &str| canonical(t).trim_end_matches(" NOT NULL").to_string();
+    let (from, to) = (bare(from), bare(to));
+    let rank = |t: &str| {
+        ["TINYINT", "SMALLINT", "INT", "BIGINT"]
+            .iter()
+            .position(|n| t == *n || (*n == "INT" && t == "INTEGER"))
+    };
+    let length =
+        |t: &str| -> Option<u64> { t.strip_prefix("VARCHAR(")?.strip_suffix(')')?.parse().ok() };
+    match (rank(&from), rank(&to), length(&from), length(&to)) {
+        (Some(a), Some(b), _, _) => a <= b,
+        (_, _, Some(a), Some(b)) => a <= b,
+        _ => false,
+    }
+}
+
 fn same_type(a: &str, b: &str) -> bool {
     let canonical = crate::sql::types::canonical_type;
     canonical(a) == canonical(b)

@@ -33,6 +33,8 @@ pub struct PendingOverRow {
     pub window_literal: bool,
     /// The tables the OVER reads, in FROM order.
     pub tables: Vec<String>,
+    /// The scan instance of the first table the OVER reads, if its first column is one.
+    pub first_instance: Option<String>,
     /// The whole row flowing into the SELECT.
     pub input: Relation,
 }
@@ -51,10 +53,40 @@ struct Parts {
     passed: Vec<CExpr>,
     computed: Vec<CExpr>,
     literal: bool,
+    /// An expression Flink may compute above the OVER rather than beneath it.
+    uncertain: bool,
+}
+
+/// Whether Flink surely computes `e` beneath the window: it reads only physical columns of the
+/// first table the OVER reads. Over a computed, metadata or processing-time column, or over
+/// the joined side of a join, Flink 2.3 computes some such expressions above the OVER, which
+/// then stores its input's whole row (red team round 20, FS1 and FS2), and the tool does not
+/// model where the line falls.
+fn surely_beneath(b: &Builder, e: &CExpr, first: Option<&str>) -> bool {
+    if b.reads.is_computed_column(e) {
+        return false;
+    }
+    match e {
+        CExpr::Column { table, column } => {
+            Some(table.as_str()) == first
+                && b.table(super::scope::base_table(table)).is_some_and(|t| {
+                    t.def.columns.iter().any(|c| {
+                        c.name == *column
+                            && matches!(c.kind, crate::sql::ColumnKind::Physical { .. })
+                            && t.time_kind_of(c) != Some(crate::catalog::TimeKind::Proctime)
+                    })
+                })
+        }
+        CExpr::AllColumns { .. } | CExpr::Derived(_) | CExpr::Opaque { .. } => false,
+        _ => e
+            .children()
+            .into_iter()
+            .all(|c| surely_beneath(b, c, first)),
+    }
 }
 
 impl Parts {
-    fn add(&mut self, b: &Builder, e: &CExpr) {
+    fn add(&mut self, b: &Builder, e: &CExpr, first: Option<&str>) {
         let push = |list: &mut Vec<CExpr>, e: &CExpr| {
             if !list.contains(e) {
                 list.push(e.clone());
@@ -65,19 +97,24 @@ impl Parts {
             CExpr::Column { .. } | CExpr::AllColumns { .. } | CExpr::Derived(_) => {
                 push(&mut self.passed, e)
             }
+            // A column of a UNION ALL beneath is one column of its row.
+            CExpr::Call { name, .. } if name == "UNION" => push(&mut self.passed, e),
             // A computed column of the table is computed by the scan: it flows in as a column.
             _ if b.reads.is_computed_column(e) => push(&mut self.passed, e),
             _ if e.is_row_free() => self.literal = true,
-            _ if !reads_over(e) => push(&mut self.computed, e),
+            _ if !reads_over(e) => {
+                self.uncertain |= !surely_beneath(b, e, first);
+                push(&mut self.computed, e)
+            }
             // A cast's type is no literal of the projection.
             CExpr::Call { name, args } if matches!(name.as_str(), "CAST" | "TRY_CAST") => {
                 if let Some(value) = args.first() {
-                    self.add(b, value);
+                    self.add(b, value, first);
                 }
             }
             _ => {
                 for child in e.children() {
-                    self.add(b, child);
+                    self.add(b, child, first);
                 }
             }
         }
@@ -166,12 +203,20 @@ pub fn settle(b: &mut Builder, output: &Relation, reads: &QueryReads) -> Vec<usi
             false => over.items.iter().collect(),
         };
         let mut parts = Parts::default();
+        let first = over.first_instance.as_deref();
         for e in projection.into_iter().chain(&over.window) {
-            parts.add(b, e);
+            parts.add(b, e, first);
         }
         let schema = if !over.window_literal && !parts.literal && parts.computed.is_empty() {
             whole.push(over.operator);
             whole_row(b, over)
+        } else if parts.uncertain {
+            // Either way the tool cannot tell: the whole row and the computed fields, so that
+            // a change of either is seen.
+            whole.push(over.operator);
+            let mut schema = whole_row(b, over);
+            schema.extend(parts.computed.iter().map(CExpr::canonical));
+            schema
         } else {
             let mut schema: Vec<String> = parts.passed.iter().map(CExpr::canonical).collect();
             let passed: Vec<&CExpr> = parts.passed.iter().collect();

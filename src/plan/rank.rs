@@ -161,6 +161,16 @@ fn constant_integer(e: &Expr) -> Option<i64> {
             _ => None,
         },
         Expr::Nested(inner) => constant_integer(inner),
+        // A constant cast to an integer type is that constant (Flink folds it).
+        Expr::Cast {
+            expr: inner,
+            data_type,
+            ..
+        } if ["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT"]
+            .contains(&data_type.to_string().to_uppercase().as_str()) =>
+        {
+            constant_integer(inner)
+        }
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -383,6 +393,7 @@ pub fn pending(
         input: Vec::new(),
         input_open_tables: Vec::new(),
         tables: input.base_tables.clone(),
+        from_order: input.columns.iter().map(|c| c.expr.canonical()).collect(),
         beneath: super::window::with_expansion(input),
         where_span: select.selection.as_ref().map(|w| b.span(w)),
         above: Vec::new(),
@@ -689,6 +700,17 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         .map(|(p, _)| p)
         .chain(pending.order.iter().map(|(o, ..)| o))
         .collect();
+    // Over a window TVF, nothing is pushed into the scan through it: the row keeps the order of
+    // what the TVF reads (a view's order, not the table's), then its window columns, then what
+    // the SELECT computes (plan lab: the WindowRank's row type after a view column reorder).
+    if inputs.iter().chain(&keys).any(|e| tvf_column(e).is_some()) {
+        let place = |c: &String| pending.from_order.iter().position(|f| f == c);
+        let mut indexed: Vec<(usize, &String)> = schema.iter().enumerate().collect();
+        indexed.sort_by_key(|(i, c)| (place(c).is_none(), place(c), *i));
+        let ordered: Vec<String> = indexed.into_iter().map(|(_, c)| c.clone()).collect();
+        schema.clone_from_slice(&ordered);
+        return;
+    }
     physical_order_of(b, &inputs, &keys, &pending.tables, schema);
 }
 
@@ -853,6 +875,13 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
                     .collect()
             })
             .unwrap_or_default();
+        // Each window column grouped by, with its GROUP BY position.
+        let window_positions: Vec<(String, usize)> =
+            strings(op, WindowAggregateFacts::window_keys.name())
+                .unwrap_or_default()
+                .into_iter()
+                .zip(window_positions)
+                .collect();
         schema.iter().any(|c| c.starts_with(&heading)).then_some((
             heading,
             keys,
@@ -865,7 +894,7 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
     // The GROUP BY position of the k-th key that is not a window bound.
     let key_position = |k: usize| -> usize {
         (0..)
-            .filter(|p| !window_positions.contains(p))
+            .filter(|p| !window_positions.iter().any(|(_, w)| w == p))
             .nth(k)
             .unwrap_or(usize::MAX)
     };
@@ -873,10 +902,18 @@ fn aggregate_order(b: &Builder, inputs: &[&CExpr], schema: &mut [String]) {
     // window's property (after the calls, in Flink's order: start, end, rowtime, proctime).
     let property = |column: &String| -> Option<(usize, usize)> {
         if let Some(own) = column.strip_prefix(&heading) {
-            let bound = ["WINDOW_START(", "WINDOW_END("]
+            let name = [
+                ("WINDOW_START(", "window_start"),
+                ("WINDOW_END(", "window_end"),
+                ("WINDOW_TIME(", "window_time"),
+            ]
+            .iter()
+            .find(|(f, _)| own.starts_with(f))?
+            .1;
+            return window_positions
                 .iter()
-                .position(|f| own.starts_with(f))?;
-            return window_positions.get(bound).map(|p| (0, 2 * p + 1));
+                .find(|(n, _)| n == name)
+                .map(|(_, p)| (0, 2 * p + 1));
         }
         let name = column.split('(').next()?;
         let kind = ["_START", "_END", "_ROWTIME", "_PROCTIME"]

@@ -70,6 +70,9 @@ pub struct PendingRank {
     /// The tables the ranking's FROM reads, in its order (a join's left input first): the order
     /// of their columns in the ranking's input row.
     pub tables: Vec<String>,
+    /// The columns of the ranking's FROM, in its order (a window TVF's row: what it reads, then
+    /// its window columns), canonical.
+    pub from_order: Vec<String>,
     /// The filter terms beneath the ranking (its own SELECT's WHERE and below), and that WHERE.
     pub beneath: Vec<CExpr>,
     pub where_span: Option<ByteSpan>,

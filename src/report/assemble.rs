@@ -188,11 +188,15 @@ fn evaluate_operator(
             explained.extend(paths.iter().cloned());
         }
         if kind == OperatorKind::Source {
-            // Options of one table declared on both sides (a renamed or undeclared table is
-            // judged as a whole by the source rules).
+            // Options of a table declared on both sides, also when it was renamed with the
+            // same connector (its options still say what is read: red team round 19, FS3); an
+            // undeclared table, or one renamed to another connector, is judged as a whole by
+            // the source rules.
             let name = |op: Option<&Operator>| op.and_then(|o| o.source_facts()).map(|s| s.name);
+            let connector =
+                |op: Option<&Operator>| op.and_then(|o| o.source_facts()).map(|s| s.connector);
             let comparable = source_pair.as_ref().is_some_and(|s| s.both_declared)
-                && name(pair.old) == name(pair.new);
+                && (name(pair.old) == name(pair.new) || connector(pair.old) == connector(pair.new));
             if let (Some(old), Some(new), true) = (pair.old, pair.new, comparable) {
                 let feeds_state = source_pair.as_ref().is_some_and(|s| s.feeds_state);
                 let items = diff::item_facts::option_items(

@@ -63,6 +63,13 @@ fn is_aggregate_call(expr: &Expr) -> bool {
     }
 }
 
+/// A legacy group window key (`TUMBLE(ts, INTERVAL ...)`): not a value the groups can project.
+fn is_group_window(expr: &Expr) -> bool {
+    matches!(expr, Expr::Function(f) if ["TUMBLE", "HOP", "SESSION"]
+        .iter()
+        .any(|w| f.name.to_string().eq_ignore_ascii_case(w)))
+}
+
 fn is_window_call(expr: &Expr) -> bool {
     matches!(expr, Expr::Function(f) if f.over.is_some())
 }
@@ -143,10 +150,9 @@ fn nested(select: &Select, template: &Query) -> Option<Select> {
         || holds(items.iter().copied(), is_aggregate_call);
     if !aggregating
         || keys.iter().any(|k| {
-            matches!(
-                k,
-                Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) | Expr::Function(_)
-            ) || has_subquery(k)
+            matches!(k, Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_))
+                || is_group_window(k)
+                || has_subquery(k)
         })
     {
         return None;
@@ -163,22 +169,25 @@ fn nested(select: &Select, template: &Query) -> Option<Select> {
             _ => Ident::with_quote('`', format!("$expr{}", projected.len())),
         }
     };
+    // The aggregate calls and keys computed by an expression, named after the SELECT item
+    // they are written as, if any.
+    let alias_of = |e: &Expr| {
+        select.projection.iter().find_map(|item| match item {
+            SelectItem::ExprWithAlias { expr, alias } if expr == e => Some(alias),
+            _ => None,
+        })
+    };
     for key in &keys {
-        let name = taken(column_name(key), &projected);
+        let name = taken(column_name(key).or_else(|| alias_of(key)), &projected);
         projected.push(Projected {
             expr: key.clone(),
             name,
         });
     }
-    // The aggregate calls, named after the SELECT item they are written as, if any.
     let mut calls: Vec<Expr> = Vec::new();
     collect_calls(&items, &mut calls);
     for call in calls {
-        let alias = select.projection.iter().find_map(|item| match item {
-            SelectItem::ExprWithAlias { expr, alias } if *expr == call => Some(alias),
-            _ => None,
-        });
-        let name = taken(alias, &projected);
+        let name = taken(alias_of(&call), &projected);
         projected.push(Projected { expr: call, name });
     }
     let mut outer_items = Vec::with_capacity(select.projection.len());
@@ -339,11 +348,25 @@ mod tests {
     }
 
     #[test]
+    fn an_expression_key_is_a_column_of_the_groups() {
+        assert_eq!(
+            nested(
+                "SELECT UPPER(p) AS k, COUNT(*) AS c, ROW_NUMBER() OVER (ORDER BY COUNT(*) DESC) \
+                 AS rk FROM t GROUP BY UPPER(p)"
+            ),
+            "SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rk FROM (SELECT UPPER(p) AS k, \
+             COUNT(*) AS c FROM t GROUP BY UPPER(p)) AS `$groups`"
+        );
+    }
+
+    #[test]
     fn what_is_not_plain_stays_as_written() {
         for sql in [
             // A column the groups do not carry: Flink rejects it; the planner says so.
             "SELECT k, v, ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",
             "SELECT k, COUNT(*), ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY ROLLUP (k)",
+            "SELECT COUNT(*), ROW_NUMBER() OVER (ORDER BY COUNT(*)) FROM t \
+             GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)",
             "SELECT k, COUNT(*) FROM t GROUP BY k",
             "SELECT k, ROW_NUMBER() OVER (ORDER BY k) FROM t",
             "SELECT k, (SELECT 1), ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",

@@ -52,6 +52,10 @@ pub fn from_flink(node: &Value) -> Normal {
             }
         }
         "over-aggregate" => {
+            // The row it stores (recorded since red team round 19).
+            if get("row").is_some() {
+                attrs.insert("row", normal::fields(strs(get("row"))));
+            }
             attrs.insert("partition", normal::field_set(strs(get("partition"))));
             attrs.insert("order", normal::order(strs(get("order"))));
             attrs.insert("aggregates", aggregates(strs(get("aggregates"))));
@@ -147,6 +151,7 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             }
         }
         OperatorKind::OverAggregate => {
+            attrs.insert("row", normal::fields(strs(get("input_schema"))));
             attrs.insert("partition", normal::field_set(strs(get("partition_keys"))));
             if let Some(o) = get("order") {
                 let key = o.get("key").and_then(Value::as_str).unwrap_or("?");

@@ -25,8 +25,11 @@ pub fn put_facts(
             .find(|(n, _)| n == name)
             .map(|(_, v)| *v)
     };
-    let mut names: Vec<String> = window_keys.iter().map(|(n, _)| n.clone()).collect();
-    names.sort();
+    // The window columns by name, each with its GROUP BY position (`window_keys` and
+    // `window_key_positions` list them in the same order).
+    let mut by_name = window_keys.to_vec();
+    by_name.sort();
+    let names: Vec<String> = by_name.iter().map(|(n, _)| n.clone()).collect();
     // A SESSION window's partition keys as a set: the aggregate keys its state by the GROUP BY
     // keys, which hold them, and Flink's session spec keeps no order of its own (plan oracle:
     // PARTITION BY (a, b) and (b, a) plan the same window aggregate, row types included).
@@ -47,7 +50,7 @@ pub fn put_facts(
         },
         keys: grouped.keys,
         window_keys: names,
-        window_key_positions: window_keys.iter().map(|(_, p)| *p).collect(),
+        window_key_positions: by_name.iter().map(|(_, p)| *p).collect(),
         steps_after_window,
         // Told once the query is planned: `mark_attached`.
         window_attached: false,
