@@ -465,7 +465,8 @@ impl<'a> Converter<'a> {
             } => {
                 let name = format!("{kind:?}")
                     .to_uppercase()
-                    .replace("DOUBLECOLON", "CAST");
+                    .replace("DOUBLECOLON", "CAST")
+                    .replace("TRYCAST", "TRY_CAST");
                 let value = self.lineage(rel, inner)?;
                 // `CAST(CAST(x AS wider) AS t)` is `CAST(x AS t)`: Calcite drops an inner cast
                 // that loses nothing (RexSimplify; red team round 19, TS4).
@@ -674,7 +675,7 @@ impl<'a> Converter<'a> {
                 if let Some(other) = else_result {
                     args.push(self.lineage(rel, other)?);
                 }
-                CExpr::Call {
+                let call = CExpr::Call {
                     name: if operand.is_some() {
                         "CASE_SIMPLE"
                     } else {
@@ -682,7 +683,8 @@ impl<'a> Converter<'a> {
                     }
                     .into(),
                     args,
-                }
+                };
+                simplified_case(call)
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
             // `EXTRACT(HOUR FROM ts)`, as `HOUR(ts)` is (`date_part`).
@@ -1235,6 +1237,59 @@ fn literal_type(value: &CExpr) -> Option<&'static str> {
 }
 
 /// Whether two spellings name one type (see [`crate::sql::types`]).
+/// A CASE as Calcite's RexSimplify leaves it: the branches whose condition is the constant
+/// FALSE dropped, the result of a first branch whose condition is the constant TRUE, the one
+/// result of a CASE whose results (its ELSE included) are all the same (red team round 21: Flink
+/// then computes nothing, `CASE WHEN TRUE THEN status END` is `status`).
+fn simplified_case(call: CExpr) -> CExpr {
+    let CExpr::Call { name, args } = &call else {
+        return call;
+    };
+    let truth = |e: &CExpr| match e {
+        CExpr::Literal(l) if l.eq_ignore_ascii_case("TRUE") => Some(true),
+        CExpr::Literal(l) if l.eq_ignore_ascii_case("FALSE") => Some(false),
+        CExpr::Binary { op, left, right }
+            if matches!(**left, CExpr::Literal(_)) && left == right =>
+        {
+            match op.as_str() {
+                "=" => Some(true),
+                "<>" | "!=" => Some(false),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let (branches, operand): (&[CExpr], bool) = match name.as_str() {
+        "CASE" => (args, false),
+        "CASE_SIMPLE" => (args.get(1..).unwrap_or_default(), true),
+        _ => return call,
+    };
+    let pairs: Vec<(&CExpr, &CExpr)> = branches.chunks_exact(2).map(|p| (&p[0], &p[1])).collect();
+    let otherwise = (branches.len() % 2 == 1).then(|| &branches[branches.len() - 1]);
+    let mut results: Vec<&CExpr> = pairs.iter().map(|(_, r)| *r).collect();
+    if let Some(other) = otherwise {
+        results.push(other);
+        if results.iter().all(|r| *r == other) {
+            return other.clone();
+        }
+    }
+    if !operand {
+        for (condition, result) in &pairs {
+            match truth(condition) {
+                Some(false) => continue,
+                Some(true) => return (*result).clone(),
+                None => break,
+            }
+        }
+        if pairs.iter().all(|(c, _)| truth(c) == Some(false)) {
+            if let Some(other) = otherwise {
+                return other.clone();
+            }
+        }
+    }
+    call
+}
+
 /// Whether a cast from type `from` to type `to` keeps every value (an integer to a wider
 /// integer, a string to a longer one), as Calcite's `RexUtil.isLosslessCast` says.
 fn lossless_cast(from: &str, to: &str) -> bool {

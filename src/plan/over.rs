@@ -508,6 +508,10 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             .columns
             .iter()
             .find_map(|c| c.expr.as_column().map(|(t, _)| t.to_string())),
+        carried: match input.base_tables.len() > 1 || input.window.is_some() {
+            true => input.columns.iter().map(|c| c.expr.clone()).collect(),
+            false => Vec::new(),
+        },
         input: input.clone(),
     });
     b.operators.push(op);

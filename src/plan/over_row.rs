@@ -35,6 +35,10 @@ pub struct PendingOverRow {
     pub tables: Vec<String>,
     /// The scan instance of the first table the OVER reads, if its first column is one.
     pub first_instance: Option<String>,
+    /// What its input already carries as columns when a join or a window TVF beneath keeps
+    /// Flink from merging the projections beneath it into the OVER's (red team round 21, FS2):
+    /// an expression a subquery computes beneath a join is a column of the join's row.
+    pub carried: Vec<CExpr>,
     /// The whole row flowing into the SELECT.
     pub input: Relation,
 }
@@ -86,7 +90,7 @@ fn surely_beneath(b: &Builder, e: &CExpr, first: Option<&str>) -> bool {
 }
 
 impl Parts {
-    fn add(&mut self, b: &Builder, e: &CExpr, first: Option<&str>) {
+    fn add(&mut self, b: &Builder, e: &CExpr, first: Option<&str>, carried: &[CExpr]) {
         let push = |list: &mut Vec<CExpr>, e: &CExpr| {
             if !list.contains(e) {
                 list.push(e.clone());
@@ -97,6 +101,7 @@ impl Parts {
             CExpr::Column { .. } | CExpr::AllColumns { .. } | CExpr::Derived(_) => {
                 push(&mut self.passed, e)
             }
+            _ if carried.contains(e) => push(&mut self.passed, e),
             // A column of a UNION ALL beneath is one column of its row.
             CExpr::Call { name, .. } if name == "UNION" => push(&mut self.passed, e),
             // A computed column of the table is computed by the scan: it flows in as a column.
@@ -109,12 +114,12 @@ impl Parts {
             // A cast's type is no literal of the projection.
             CExpr::Call { name, args } if matches!(name.as_str(), "CAST" | "TRY_CAST") => {
                 if let Some(value) = args.first() {
-                    self.add(b, value, first);
+                    self.add(b, value, first, carried);
                 }
             }
             _ => {
                 for child in e.children() {
-                    self.add(b, child, first);
+                    self.add(b, child, first, carried);
                 }
             }
         }
@@ -205,7 +210,7 @@ pub fn settle(b: &mut Builder, output: &Relation, reads: &QueryReads) -> Vec<usi
         let mut parts = Parts::default();
         let first = over.first_instance.as_deref();
         for e in projection.into_iter().chain(&over.window) {
-            parts.add(b, e, first);
+            parts.add(b, e, first, &over.carried);
         }
         let schema = if !over.window_literal && !parts.literal && parts.computed.is_empty() {
             whole.push(over.operator);
