@@ -636,10 +636,7 @@ impl<'a> Builder<'a> {
         }
         let subqueries = subquery::plan_all(
             self,
-            select.projection.iter().filter_map(|i| match i {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-                _ => None,
-            }),
+            select.projection.iter().filter_map(crate::sql::item_expr),
             select.selection.iter().chain(select.having.iter()),
             &input,
         )?;

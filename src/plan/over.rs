@@ -37,18 +37,11 @@ fn over_calls(expr: &Expr) -> Vec<Function> {
     finder.0
 }
 
-fn item_expr(item: &SelectItem) -> Option<&Expr> {
-    match item {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-        _ => None,
-    }
-}
-
 pub fn has_over(select: &Select) -> bool {
     select
         .projection
         .iter()
-        .filter_map(item_expr)
+        .filter_map(crate::sql::item_expr)
         .any(|e| !over_calls(e).is_empty())
 }
 
@@ -257,7 +250,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     // Ranking functions wait for the enclosing query's filter.
     let mut calls: Vec<(Function, ByteSpan)> = Vec::new();
     for item in &select.projection {
-        if let Some(expr) = item_expr(item) {
+        if let Some(expr) = crate::sql::item_expr(item) {
             calls.extend(over_calls(expr).into_iter().map(|f| {
                 let s = b.span(&f);
                 (f, s)
@@ -405,7 +398,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         ..Default::default()
     };
     for (index, item) in select.projection.iter().enumerate() {
-        let Some(expr) = item_expr(item) else {
+        let Some(expr) = crate::sql::item_expr(item) else {
             let projected = b.project_item(select, item, &input)?;
             output.columns.extend(projected.columns);
             output.open_tables.extend(projected.open_tables);
@@ -433,6 +426,8 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         });
     }
 
+    // The columns read, as a first row: `over_row::settle` replaces it with the row Flink
+    // plans once the query above is known (a view planned alone, for its fingerprint, keeps it).
     let (mut exprs, wildcard) = super::builder::projection_exprs(select);
     exprs.extend(spec.partition_by.iter());
     exprs.push(&order_expr.expr);

@@ -13,7 +13,7 @@
 use crate::sql::aggregate_names::{BUILTIN_AGGREGATES, VARIANCE_AGGREGATES};
 use sqlparser::ast::{
     Expr, GroupByExpr, Ident, Query, Select, SelectItem, SetExpr, TableAlias, TableFactor,
-    TableWithJoins, Visit, VisitMut, Visitor, VisitorMut,
+    TableWithJoins, Values, Visit, VisitMut, Visitor, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -28,13 +28,29 @@ pub fn nest(query: &mut Query) {
         type Break = ();
         fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
             if query.order_by.is_none() {
-                let template = query.clone();
+                let template = shell(query);
                 nest_set(&mut query.body, &template);
             }
             ControlFlow::Continue(())
         }
     }
     let _ = query.visit(&mut Queries);
+}
+
+/// `query` without its WITH and its body, to hold a derived table's SELECT: copied without
+/// them, so that a deeply nested query is not copied once per level.
+fn shell(query: &mut Query) -> Query {
+    let empty = SetExpr::Values(Values {
+        explicit_row: false,
+        value_keyword: false,
+        rows: Vec::new(),
+    });
+    let body = std::mem::replace(&mut *query.body, empty);
+    let with = query.with.take();
+    let shell = query.clone();
+    *query.body = body;
+    query.with = with;
+    shell
 }
 
 fn nest_set(body: &mut SetExpr, template: &Query) {
@@ -95,22 +111,9 @@ fn holds<'e>(exprs: impl IntoIterator<Item = &'e Expr>, found: fn(&Expr) -> bool
         .any(|e| e.visit(&mut Finder(found)).is_break())
 }
 
-fn item_expr(item: &SelectItem) -> Option<&Expr> {
-    match item {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-        _ => None,
-    }
-}
-
 fn has_subquery(expr: &Expr) -> bool {
-    struct Finder;
-    impl Visitor for Finder {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            ControlFlow::Break(())
-        }
-    }
-    expr.visit(&mut Finder).is_break()
+    // `holds` stops at a subquery: finding one is all it needs to answer.
+    holds([expr], |_| false)
 }
 
 /// The last part of a column reference.
@@ -118,6 +121,14 @@ fn column_name(expr: &Expr) -> Option<&Ident> {
     match expr {
         Expr::Identifier(ident) => Some(ident),
         Expr::CompoundIdentifier(parts) => parts.last(),
+        _ => None,
+    }
+}
+
+/// The table part of a qualified column reference (`t` of `t.k`).
+fn qualifier(expr: &Expr) -> Option<&[Ident]> {
+    match expr {
+        Expr::CompoundIdentifier(parts) => parts.split_last().map(|(_, table)| table),
         _ => None,
     }
 }
@@ -131,7 +142,11 @@ struct Projected {
 /// The aggregating SELECT `select` written as a SELECT of its window functions over a derived
 /// table of its groups; none where the rewrite does not apply (see the module's comment).
 fn nested(select: &Select, template: &Query) -> Option<Select> {
-    let items: Vec<&Expr> = select.projection.iter().filter_map(item_expr).collect();
+    let items: Vec<&Expr> = select
+        .projection
+        .iter()
+        .filter_map(crate::sql::item_expr)
+        .collect();
     if items.len() != select.projection.len()
         || !holds(items.iter().copied(), is_window_call)
         || items.iter().any(|e| has_subquery(e))
@@ -226,7 +241,6 @@ fn nested(select: &Select, template: &Query) -> Option<Select> {
         })
         .collect();
     let mut groups = template.clone();
-    groups.with = None;
     groups.limit_clause = None;
     groups.fetch = None;
     groups.body = Box::new(SetExpr::Select(Box::new(inner)));
@@ -288,11 +302,14 @@ fn over_groups(expr: &mut Expr, projected: &[Projected]) -> bool {
             }
             if let Some(name) = column_name(expr) {
                 // `t.k` where the key is written `k` (or the reverse): the same column, unless
-                // two keys share the name.
-                let mut same = self
-                    .projected
-                    .iter()
-                    .filter(|p| column_name(&p.expr).is_some_and(|k| k.value == name.value));
+                // two keys share the name or both name their table and the tables differ.
+                let mut same = self.projected.iter().filter(|p| {
+                    column_name(&p.expr).is_some_and(|k| k.value == name.value)
+                        && match (qualifier(&p.expr), qualifier(expr)) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => true,
+                        }
+                });
                 match (same.next(), same.next()) {
                     (Some(p), None) => *expr = Expr::Identifier(p.name.clone()),
                     _ => self.ungrouped = true,
@@ -364,6 +381,8 @@ mod tests {
         for sql in [
             // A column the groups do not carry: Flink rejects it; the planner says so.
             "SELECT k, v, ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",
+            // Another table's column of the same name is not the key.
+            "SELECT a.k, ROW_NUMBER() OVER (ORDER BY b.k) FROM a, b GROUP BY a.k",
             "SELECT k, COUNT(*), ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY ROLLUP (k)",
             "SELECT COUNT(*), ROW_NUMBER() OVER (ORDER BY COUNT(*)) FROM t \
              GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)",

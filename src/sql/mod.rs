@@ -23,6 +23,15 @@ use crate::limits::MAX_SCRIPT_BYTES;
 use crate::source::{ByteSpan, SourceFile};
 pub use statement::*;
 
+/// The expression of a SELECT item (`e` or `e AS a`); none for `*` and `t.*`.
+pub fn item_expr(item: &sqlparser::ast::SelectItem) -> Option<&sqlparser::ast::Expr> {
+    use sqlparser::ast::SelectItem;
+    match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    }
+}
+
 /// A parsed deployment script.
 #[derive(Debug, Clone)]
 pub struct Script {
