@@ -224,8 +224,18 @@ pub fn settle(b: &mut Builder, output: &Relation, reads: &QueryReads) -> Vec<usi
             schema
         } else {
             let mut schema: Vec<String> = parts.passed.iter().map(CExpr::canonical).collect();
-            let passed: Vec<&CExpr> = parts.passed.iter().collect();
-            super::rank::physical_order_of(b, &passed, &[], &over.tables, &mut schema);
+            if over.input.window.is_some() {
+                let input: Vec<String> = over
+                    .input
+                    .columns
+                    .iter()
+                    .map(|c| c.expr.canonical())
+                    .collect();
+                super::rank::in_input_order(&input, &mut schema);
+            } else {
+                let passed: Vec<&CExpr> = parts.passed.iter().collect();
+                super::rank::physical_order_of(b, &passed, &[], &over.tables, &mut schema);
+            }
             schema.extend(parts.computed.iter().map(CExpr::canonical));
             schema
         };

@@ -704,14 +704,21 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
     // what the TVF reads (a view's order, not the table's), then its window columns, then what
     // the SELECT computes (plan lab: the WindowRank's row type after a view column reorder).
     if inputs.iter().chain(&keys).any(|e| tvf_column(e).is_some()) {
-        let place = |c: &String| pending.from_order.iter().position(|f| f == c);
-        let mut indexed: Vec<(usize, &String)> = schema.iter().enumerate().collect();
-        indexed.sort_by_key(|(i, c)| (place(c).is_none(), place(c), *i));
-        let ordered: Vec<String> = indexed.into_iter().map(|(_, c)| c.clone()).collect();
-        schema.clone_from_slice(&ordered);
+        in_input_order(&pending.from_order, schema);
         return;
     }
     physical_order_of(b, &inputs, &keys, &pending.tables, schema);
+}
+
+/// Puts `schema` in the order of `input` (canonical columns of the row flowing in), what it
+/// does not hold after, as it was: the order of a row read over a window TVF, which nothing
+/// prunes through (a ranking's or an OVER aggregate's).
+pub fn in_input_order(input: &[String], schema: &mut [String]) {
+    let place = |c: &String| input.iter().position(|f| f == c);
+    let mut indexed: Vec<(usize, &String)> = schema.iter().enumerate().collect();
+    indexed.sort_by_key(|(i, c)| (place(c).is_none(), place(c), *i));
+    let ordered: Vec<String> = indexed.into_iter().map(|(_, c)| c.clone()).collect();
+    schema.clone_from_slice(&ordered);
 }
 
 /// [`physical_order`] for an operator whose input row holds `inputs` (and `keys`), read from
@@ -730,7 +737,6 @@ pub fn physical_order_of(
     let stateful = |e: &CExpr| -> bool {
         fn derived(b: &Builder, e: &CExpr) -> bool {
             match e {
-                _ if tvf_column(e).is_some() => false,
                 CExpr::Derived(_) => b.reads.looked_up(e).is_none(),
                 _ => e.children().into_iter().any(|c| derived(b, c)),
             }
@@ -753,7 +759,7 @@ pub fn physical_order_of(
     > = std::collections::HashMap::new();
     // A table without DDL has an order nobody knows, the same on both sides: by name.
     type Place = (usize, usize, usize, String);
-    let mut position = |canonical: &String| -> Option<Place> {
+    let position = |canonical: &String| -> Option<Place> {
         let expr = *exprs.get(canonical)?;
         let (table, column) = match expr {
             CExpr::Column { table, column } => (table, column),
@@ -787,22 +793,15 @@ pub fn physical_order_of(
             None => Some((order, instance, usize::MAX, column.clone())),
         }
     };
-    // Plain source columns first, by table and DDL position; then a window TVF's columns, in
-    // the order the TVF appends them (window_start, window_end, window_time); the rest after,
-    // as they were (plan lab: the row type of a WindowRank over a TVF whose SELECT lists a
-    // computed column first).
-    let places: Vec<(usize, Option<Place>)> = schema
-        .iter()
-        .map(|c| match position(c) {
-            Some(place) => (0, Some(place)),
-            None => match exprs.get(c).and_then(|e| tvf_column(e)) {
-                Some(at) => (1, Some((at, 0, 0, String::new()))),
-                None => (2, None),
-            },
-        })
-        .collect();
-    let mut indexed: Vec<(usize, &(usize, Option<Place>))> = places.iter().enumerate().collect();
-    indexed.sort_by(|(i, a), (j, b)| a.cmp(b).then(i.cmp(j)));
+    let places: Vec<Option<Place>> = schema.iter().map(position).collect();
+    let mut indexed: Vec<(usize, &Option<Place>)> = places.iter().enumerate().collect();
+    // Plain source columns first, by table and DDL position; the rest after, as they were.
+    indexed.sort_by(|(i, a), (j, b)| match (a, b) {
+        (Some(a), Some(b)) => a.cmp(b).then(i.cmp(j)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => i.cmp(j),
+    });
     let reordered: Vec<String> = indexed.iter().map(|(i, _)| schema[*i].clone()).collect();
     schema.clone_from_slice(&reordered);
 }
