@@ -263,6 +263,7 @@ fn job_without_queries(job: &crate::diff::Job, rules: &RuleSet) -> Option<QueryR
         topology_changed_before: Vec::new(),
         moved_among_queries: false,
         regrouped: false,
+        sharing: Default::default(),
     };
     let report = evaluate_query(rules, &nothing, job);
     (report.status != QueryStatus::Unchanged).then(|| QueryReport {

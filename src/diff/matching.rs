@@ -1,7 +1,7 @@
 //! Which old query pairs with which new one, and within a pair, which old operator and source
 //! table with which new one.
 
-use super::{instances, source_renames, topology};
+use super::{instances, shared_operators, source_renames, topology};
 use crate::plan::{Operator, OperatorKind, Plan, QueryPlan};
 use std::collections::HashMap;
 
@@ -21,6 +21,9 @@ pub struct QueryPair<'a> {
     /// It shares its job (a statement set) with another query both scripts have in one
     /// script and not in the other (see [`regrouped`]).
     pub regrouped: bool,
+    /// How the sharing of its operators with other queries of the job changed (see
+    /// [`shared_operators`]).
+    pub sharing: shared_operators::SharingChange,
 }
 
 pub struct OperatorPair<'a> {
@@ -102,12 +105,17 @@ pub fn match_queries<'a>(old: &'a Plan, new: &'a Plan) -> Vec<QueryPair<'a>> {
                 topology_changed_before: Vec::new(),
                 moved_among_queries: false,
                 regrouped: false,
+                sharing: Default::default(),
             }
         })
         .collect();
     let regrouped = regrouped(&pairs);
     for (pair, regrouped) in pairs.iter_mut().zip(regrouped) {
         pair.regrouped = regrouped;
+    }
+    let sharing = shared_operators::sharing_changes(&pairs, old, new);
+    for (pair, sharing) in pairs.iter_mut().zip(sharing) {
+        pair.sharing = sharing;
     }
     let changes = topology::topology_changes(&pairs, old, new);
     for (((pair, elsewhere), before), moved) in pairs

@@ -10,6 +10,7 @@ pub mod pair_facts;
 pub mod relations;
 pub mod schema;
 pub mod script_facts;
+pub mod shared_operators;
 pub mod source_renames;
 pub mod topology;
 pub mod union_lineage;

@@ -274,6 +274,8 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         topology_changed_before: pair.topology_changed_before.clone(),
         moved_among_queries: pair.moved_among_queries,
         regrouped: pair.regrouped,
+        shared_operators_split: pair.sharing.split.clone(),
+        shared_operators_merged: pair.sharing.merged.clone(),
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
         hint_names_changed: hint_options::names_changed(&hints(pair.old), &hints(pair.new)),
         state_ttl_changed,

@@ -99,6 +99,10 @@ facts! {
         pub moved_among_queries: bool,
         /// the query shares its job with another query both scripts have in one script and not in the other: an INSERT moved into or out of a statement set (each INSERT outside one is a job of its own)
         pub regrouped: bool,
+        /// the query's stateful operators it computed once with other queries of its job (a statement set plans a sub-plan they compute alike once: one operator, one state) and no longer computes with some of them, as `kind shared with a, b -> with c`
+        pub shared_operators_split: Vec<String>,
+        /// the query's stateful operators it now computes once with other queries of its job, which it did not before (two operators become one), as in shared_operators_split
+        pub shared_operators_merged: Vec<String>,
         /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
         pub hints_changed: Vec<String>,
         /// the names of the hints added or removed (`BROADCAST`, `STATE_TTL`, ...; a changed ON CONFLICT clause or INSERT OVERWRITE by its first words), sorted

@@ -198,6 +198,15 @@ fn plan_statement(
             }
         }
     }
+    // So is the sink's: the options the query writes it with (its sink rules judge them).
+    let sink_hint = statement
+        .sink
+        .as_ref()
+        .and_then(|name| options_hint::after_table_name(file, name.span.end))
+        .filter(|hint| {
+            let at = builder.hints.iter().position(|h| *h == hint.text);
+            at.map(|at| builder.hints.remove(at)).is_some()
+        });
     // What the query outputs is used (by its sink).
     for column in relation.columns.iter() {
         builder.reads.record(column);
@@ -250,11 +259,16 @@ fn plan_statement(
             .collect(),
         filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
     };
-    super::prune::unread_aggregates(&mut operators, &reads);
+    let unread_calls = super::prune::unread_aggregates(&mut operators, &reads);
     super::aggregate::window_tvf::mark_attached(&mut operators, &builder.window_aggregates);
     super::aggregate::reduce::reduce_variances(&mut operators);
     super::aggregate::phases::mark_two_phase(&mut operators, builder.config);
-    super::stored_columns::unread_stored_columns(&mut operators, &reads, &whole_row_overs);
+    super::stored_columns::unread_stored_columns(
+        &mut operators,
+        &reads,
+        &whole_row_overs,
+        &unread_calls,
+    );
     super::join_prune::unread_join_columns(&mut operators, &reads);
     Ok(QueryPlan {
         name,
@@ -273,7 +287,10 @@ fn plan_statement(
             })
             .collect(),
         union_read_by_state,
-        sink_options: sink_table.map(source_table::sink_options),
+        sink_options: sink_table.map(|table| match &sink_hint {
+            Some(hint) => source_table::sink_options(&source_table::with_hint(table, hint).0),
+            None => source_table::sink_options(table),
+        }),
         sink_columns: sink_table.map(source_table::columns_text),
         hints: builder.hints,
         views: builder.views,

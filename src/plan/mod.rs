@@ -293,9 +293,11 @@ impl Operator {
         if let Some(span) = where_span {
             self.fact_spans.insert(Filters::filters, span);
         }
-        Filters {
-            filters: filters.iter().map(expr::CExpr::canonical).collect(),
-        }
+        // A conjunction: its terms in any order, and however views split it, are one filter.
+        let mut filters: Vec<String> = filters.iter().map(expr::CExpr::canonical).collect();
+        filters.sort();
+        filters.dedup();
+        Filters { filters }
     }
 
     /// Writes the filter terms applied upstream of the operator (see `filter_facts`).

@@ -28,9 +28,14 @@ pub struct QueryReads<'q> {
 /// everything the query reads: not with an operator compared as a whole (its fingerprint hides
 /// what it reads). Python and undeclared functions are kept (their rules speak of them whether
 /// or not they are read).
-pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
+///
+/// Returns, per operator, the calls removed: Flink drops them, but not the columns they read
+/// from beneath (red team round 22, plan lab: `MAX(price)` added unread to a view aggregating
+/// a deduplication adds `price` to the row the deduplication stores).
+pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) -> Vec<Vec<String>> {
+    let mut removed = vec![Vec::new(); operators.len()];
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque) {
-        return;
+        return removed;
     }
     for i in 0..operators.len() {
         if !matches!(
@@ -65,7 +70,9 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) {
         let op = &mut operators[i];
         op.update(|calls: &mut Aggregates| calls.retain_calls(|a| !unread.contains(a)));
         op.state_items.retain(|a| !unread.contains(a));
+        removed[i] = unread;
     }
+    removed
 }
 
 /// Whether a ranking (Top-N, window Top-N) above reads the output of aggregate `owner`: Flink

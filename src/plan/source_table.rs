@@ -171,7 +171,7 @@ pub fn normalized_filters(sources: &mut [Operator], rows: &[String]) {
 /// key (keys are case-sensitive, as in Flink) or is added, pointing at the hint. Also the WITH
 /// options replaced, `key=value` as declared with where they are declared, sorted (a change to
 /// one of them still differs).
-fn with_hint(table: &Table, hint: &OptionsHint) -> (Table, Vec<(String, ByteSpan)>) {
+pub fn with_hint(table: &Table, hint: &OptionsHint) -> (Table, Vec<(String, ByteSpan)>) {
     let mut table = table.clone();
     let mut overridden = Vec::new();
     let def = &mut table.def;

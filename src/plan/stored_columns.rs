@@ -94,8 +94,15 @@ fn is_ranking(kind: OperatorKind) -> bool {
 /// and filters, nor the operator's own keys, order, calls and terms run after it, nor an
 /// operator above it reads. An OVER aggregate beneath a ranking keeps its columns (as its
 /// calls, `prune::unread_aggregates`), and so does one under a filter. Only where the tool sees
-/// everything the query reads (no operator compared as a whole).
-pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads, whole_rows: &[usize]) {
+/// everything the query reads (no operator compared as a whole). `unread_calls`: per operator,
+/// the aggregate calls removed because nothing reads them, whose columns still flow from
+/// beneath (`prune::unread_aggregates`).
+pub fn unread_stored_columns(
+    operators: &mut [Operator],
+    reads: &QueryReads,
+    whole_rows: &[usize],
+    unread_calls: &[Vec<String>],
+) {
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque)
         || !operators
             .iter()
@@ -110,6 +117,9 @@ pub fn unread_stored_columns(operators: &mut [Operator], reads: &QueryReads, who
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
             next.read_texts(&mut above, &[], |_| false);
+            for call in unread_calls.get(i + 1).into_iter().flatten() {
+                above.add(call);
+            }
             ranking_above |= is_ranking(next.kind);
         }
         let Some(columns) = candidates(&operators[i]) else {

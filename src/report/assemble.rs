@@ -346,8 +346,10 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
     // ids follow the job's stream graph and the order of its queries, and the job it is
     // submitted in may hold other queries (rules on `topology_changed_elsewhere`,
     // `moved_among_queries`, `regrouped`).
-    let neighbours_changed =
-        !pair.topology_changed_elsewhere.is_empty() || pair.moved_among_queries || pair.regrouped;
+    let neighbours_changed = !pair.topology_changed_elsewhere.is_empty()
+        || pair.moved_among_queries
+        || pair.regrouped
+        || pair.sharing != Default::default();
     if changed || neighbours_changed {
         let facts = sides.json(job);
         let fired = engine::fire(rules, "query", &facts);

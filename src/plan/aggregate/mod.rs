@@ -510,11 +510,15 @@ pub fn aggregate_facts(op: &mut Operator, aggregates: &[AggCall], span: ByteSpan
 fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
     let config = b.config;
     let value = |key: &str| config.get(key).map(str::to_string);
+    // A delay is read only when its fire is enabled (Flink's WindowEmitStrategy; plan lab, red
+    // team round 22: a delay set while early-fire is off leaves the window the same).
+    let early_fire = config.is_true("table.exec.emit.early-fire.enabled");
+    let late_fire = config.is_true("table.exec.emit.late-fire.enabled");
     let facts = Emit {
-        early_fire: config.is_true("table.exec.emit.early-fire.enabled"),
-        early_fire_delay: value("table.exec.emit.early-fire.delay"),
-        late_fire: config.is_true("table.exec.emit.late-fire.enabled"),
-        late_fire_delay: value("table.exec.emit.late-fire.delay"),
+        early_fire,
+        early_fire_delay: value("table.exec.emit.early-fire.delay").filter(|_| early_fire),
+        late_fire,
+        late_fire_delay: value("table.exec.emit.late-fire.delay").filter(|_| late_fire),
         allow_lateness: value("table.exec.emit.allow-lateness"),
     };
     let keys = [

@@ -1,0 +1,144 @@
+//! Stateful operators one job computes once for several queries. Flink plans the INSERTs of a
+//! statement set together and, with `table.optimizer.reuse-sub-plan-enabled` (the default),
+//! plans a sub-plan several of them compute alike once: one operator, one state, feeding each
+//! of them. When a change makes two queries compute it differently, the one operator becomes
+//! two and only one of them can take the old state; when two operators become alike, they
+//! become one, which restores only one of the two old states.
+//!
+//! An operator is computed alike by two queries when it and every stateful operator the query
+//! plans before it have the same facts (the facts name the columns, filters and sources they
+//! read: a stateful operator beneath another one is part of its sub-plan) and are written in
+//! clauses that read alike (one view read by both, or the same text twice). Flink also
+//! reuses what two differently written clauses plan alike; the tool does not claim that.
+
+use super::matching::QueryPair;
+use crate::plan::{Operator, Plan, QueryPlan};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+
+const REUSE_KEY: &str = "table.optimizer.reuse-sub-plan-enabled";
+
+/// How the sharing of one query's operators changed between the two jobs.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SharingChange {
+    /// Operators the query shared with other queries in the old job and no longer shares with
+    /// some of them: `kind shared with a, b -> with c` (`-> with none`).
+    pub split: Vec<String>,
+    /// Operators the query shares in the new job with queries it did not share them with.
+    pub merged: Vec<String>,
+}
+
+/// Per query pair (in order), how the sharing of its operators changed. Only queries both jobs
+/// have count: a query added or removed is judged as such.
+pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<SharingChange> {
+    // A query is named by its pair, so that partners compare across the two scripts.
+    let index = |old_side: bool| -> HashMap<*const QueryPlan, usize> {
+        pairs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match (p.old, p.new) {
+                (Some(o), Some(n)) => Some(((if old_side { o } else { n }) as *const QueryPlan, i)),
+                _ => None,
+            })
+            .collect()
+    };
+    let old_partners = partners(old, &index(true));
+    let new_partners = partners(new, &index(false));
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let mut change = SharingChange::default();
+            if pair.old.is_none() || pair.new.is_none() {
+                return change;
+            }
+            let none = BTreeSet::new();
+            for op in &pair.operators {
+                let of = |side: Option<&Operator>, partners: &'_ Partners| {
+                    side.and_then(|o| partners.get(&(i, o as *const Operator)))
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                let (before, after) = (of(op.old, &old_partners), of(op.new, &new_partners));
+                if before == after {
+                    continue;
+                }
+                let names = |set: &BTreeSet<usize>| {
+                    let names: Vec<&str> = set
+                        .iter()
+                        .filter_map(|&p| pairs[p].new.map(|q| q.name.as_str()))
+                        .collect();
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                };
+                let text = format!(
+                    "{} shared with {} -> with {}",
+                    op.kind().name(),
+                    names(&before),
+                    names(&after)
+                );
+                if before.is_subset(&after) && after != none {
+                    change.merged.push(text);
+                } else {
+                    change.split.push(text);
+                }
+            }
+            change
+        })
+        .collect()
+}
+
+/// For each query both jobs have (its pair's index) and each of its operators, the other such
+/// queries of its job that plan the same operator (its sub-plan alike), when sub-plans are
+/// reused.
+type Partners = HashMap<(usize, *const Operator), BTreeSet<usize>>;
+
+fn partners(plan: &Plan, pair_of: &HashMap<*const QueryPlan, usize>) -> Partners {
+    let mut groups: HashMap<(usize, Vec<u64>), BTreeSet<usize>> = HashMap::new();
+    let mut keys: Vec<((usize, *const Operator), (usize, Vec<u64>))> = Vec::new();
+    for query in &plan.queries {
+        let Some(&pair) = pair_of.get(&(query as *const QueryPlan)) else {
+            continue;
+        };
+        if !reuses_sub_plans(plan, query) {
+            continue;
+        }
+        let mut prefix: Vec<u64> = Vec::with_capacity(query.operators.len());
+        for op in &query.operators {
+            let mut hasher = DefaultHasher::new();
+            op.kind.name().hash(&mut hasher);
+            op.facts_text().hash(&mut hasher);
+            // Flink's sub-plans are alike only under the same field names (an aggregate call
+            // is named by its alias): the clause the operator is written in must read alike.
+            for word in plan.file.slice(op.span).split_whitespace() {
+                word.hash(&mut hasher);
+            }
+            prefix.push(hasher.finish());
+            let key = (query.job, prefix.clone());
+            groups.entry(key.clone()).or_default().insert(pair);
+            keys.push(((pair, op as *const Operator), key));
+        }
+    }
+    keys.into_iter()
+        .map(|(at, key)| {
+            let mut others = groups.get(&key).cloned().unwrap_or_default();
+            others.remove(&at.0);
+            (at, others)
+        })
+        .collect()
+}
+
+fn reuses_sub_plans(plan: &Plan, query: &QueryPlan) -> bool {
+    let config = plan
+        .catalog
+        .config_versions
+        .get(query.config_version)
+        .unwrap_or(&plan.catalog.config);
+    config
+        .get(REUSE_KEY)
+        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
+}
