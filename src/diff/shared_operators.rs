@@ -95,11 +95,17 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
 /// For each query both jobs have (its pair's index) and each of its operators, the other such
 /// queries of its job that plan the same operator (its sub-plan alike), when sub-plans are
 /// reused.
-type Partners = HashMap<(usize, *const Operator), BTreeSet<usize>>;
+type Partners = HashMap<OperatorAt, BTreeSet<usize>>;
+
+/// An operator of the query of a pair (the pair's index).
+type OperatorAt = (usize, *const Operator);
+
+/// The job and the hashes of the facts of an operator and of the operators planned before it.
+type SubPlan = (usize, Vec<u64>);
 
 fn partners(plan: &Plan, pair_of: &HashMap<*const QueryPlan, usize>) -> Partners {
-    let mut groups: HashMap<(usize, Vec<u64>), BTreeSet<usize>> = HashMap::new();
-    let mut keys: Vec<((usize, *const Operator), (usize, Vec<u64>))> = Vec::new();
+    let mut groups: HashMap<SubPlan, BTreeSet<usize>> = HashMap::new();
+    let mut keys: Vec<(OperatorAt, SubPlan)> = Vec::new();
     for query in &plan.queries {
         let Some(&pair) = pair_of.get(&(query as *const QueryPlan)) else {
             continue;
