@@ -836,6 +836,11 @@ impl<'a> Builder<'a> {
                 .filters
                 .retain(|f| !finished.conditions.contains(&f.canonical()));
             input.joins_below.extend(finished.planned);
+            for term in finished.inferred {
+                if !input.filters.contains(&term) {
+                    input.filters.push(term);
+                }
+            }
             for conditions in &finished.lookups_made_inner {
                 // As an inner lookup join's (`join::plan`): the rows it finds a match for.
                 let expanded = format!("expanded-by[lookup {conditions}]");

@@ -379,6 +379,26 @@ impl<'a> Converter<'a> {
                 Err(message) => return Err(self.error(self.span(expr), message)),
             },
             Expr::BinaryOp { left, op, right } => {
+                // `(a, b) = (c, d)` is `a = c AND b = d`, as Calcite expands a row equality
+                // (red team round 22, plan lab: the same join keys).
+                if let (BinaryOperator::Eq, Expr::Tuple(l), Expr::Tuple(r)) =
+                    (op, left.as_ref(), right.as_ref())
+                {
+                    if l.len() == r.len() && !l.is_empty() {
+                        let mut terms = Vec::with_capacity(l.len());
+                        for (a, b) in l.iter().zip(r) {
+                            let equal = Expr::BinaryOp {
+                                left: Box::new(a.clone()),
+                                op: BinaryOperator::Eq,
+                                right: Box::new(b.clone()),
+                            };
+                            terms.push(self.lineage(rel, &equal)?);
+                        }
+                        if let Some(all) = CExpr::all_of(terms) {
+                            return Ok(all);
+                        }
+                    }
+                }
                 let op = match op {
                     BinaryOperator::NotEq => "<>".to_string(),
                     other => other.to_string().to_uppercase(),

@@ -28,10 +28,30 @@ pub fn written_condition(
     relation: &super::scope::Relation,
     expr: &sqlparser::ast::Expr,
 ) -> crate::error::Result<(CExpr, Vec<String>)> {
-    let leaves = super::rank::conjuncts(expr);
+    use sqlparser::ast::{BinaryOperator, Expr};
+    // A row equality `(a, b) = (c, d)` is its element equalities, in order.
+    let mut leaves: Vec<Expr> = Vec::new();
+    for leaf in super::rank::conjuncts(expr) {
+        match leaf {
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Eq,
+                right,
+            } => match (left.as_ref(), right.as_ref()) {
+                (Expr::Tuple(l), Expr::Tuple(r)) if l.len() == r.len() && !l.is_empty() => leaves
+                    .extend(l.iter().zip(r).map(|(a, b)| Expr::BinaryOp {
+                        left: Box::new(a.clone()),
+                        op: BinaryOperator::Eq,
+                        right: Box::new(b.clone()),
+                    })),
+                _ => leaves.push(leaf.clone()),
+            },
+            _ => leaves.push(leaf.clone()),
+        }
+    }
     let mut written = Vec::new();
     let mut converted = Vec::new();
-    for leaf in leaves {
+    for leaf in &leaves {
         let term = b.converter().condition(relation, leaf)?;
         written.extend(written_terms(&term));
         converted.push(term);
@@ -91,6 +111,9 @@ pub struct Finished {
     /// The regular and window joins planned, for a WHERE above to reach (outer-join
     /// simplification, filters pushed into an input).
     pub planned: Vec<join_nulls::PlannedJoin>,
+    /// The filters inferred on an inner join's input from those on the other's key column
+    /// (`transitive_filters`): they filter what flows above the join too.
+    pub inferred: Vec<CExpr>,
     /// The WHERE terms taken as join conditions (canonical).
     pub conditions: BTreeSet<String>,
     /// Whether one of them is a regular join: Flink materializes the time attributes of its
@@ -127,8 +150,11 @@ pub fn finish(
         }
         let pushed_before = join.filters.len();
         let conditions_before = join.conditions.len();
+        let taken_beneath = taken.clone();
         for term in where_terms {
-            if join.reads(term) != Reads::Outside {
+            // A term a join beneath took as its condition (`FROM a, b, c WHERE a.k = b.k AND
+            // a.k = c.k`) is that join's, as if written in its ON: not a filter of this one's input.
+            if join.reads(term) != Reads::Outside && !taken.contains(&term.canonical()) {
                 join.add_term(term.clone(), true);
             }
         }
@@ -146,16 +172,22 @@ pub fn finish(
         // into one input reads.
         let pushed: Vec<&CExpr> = join.filters[pushed_before..].iter().collect();
         let mut read = used.clone();
-        for term in join
-            .conditions
-            .iter()
-            .chain(where_terms.iter().filter(|t| !pushed.contains(t)))
-        {
+        for term in join.conditions.iter().chain(
+            where_terms
+                .iter()
+                .filter(|t| !pushed.contains(t) && !taken_beneath.contains(&t.canonical())),
+        ) {
             subtrees(term, &mut read);
         }
         join.carried = read;
     }
-    for join in pending {
+    let mut inferred = Vec::new();
+    for mut join in pending {
+        if join.kind == OperatorKind::Join && join.join_type == "INNER" {
+            let terms = transitive_filters(&join);
+            join.filters.extend(terms.iter().cloned());
+            inferred.extend(terms);
+        }
         let open = join.left.has_open_tables() || join.right.has_open_tables();
         let span = join.condition_span;
         // A WHERE above reaches a window join as it does a regular one (plan lab).
@@ -190,6 +222,7 @@ pub fn finish(
     }
     Finished {
         planned: outer,
+        inferred,
         conditions: taken,
         regular,
         lookups_made_inner,
@@ -336,6 +369,51 @@ pub struct SelectSpans {
 fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
     out.insert(expr.canonical());
     expr.children().into_iter().for_each(|c| subtrees(c, out));
+}
+
+/// An inner join's filter on one input's key column holds for the other input's key column
+/// it equals: Flink infers it there (Calcite's JoinPushTransitivePredicatesRule), so
+/// `o.k = 5` and `p.k = 5` beneath `ON o.k = p.k` both filter both inputs (red team round 22,
+/// plan lab: the same join). Each filter term reading a single key column is added for the
+/// column it equals.
+fn transitive_filters(join: &PendingJoin) -> Vec<CExpr> {
+    let filters: Vec<&CExpr> = join.input_filters.iter().chain(&join.filters).collect();
+    let mut equal: Vec<(&CExpr, &CExpr)> = Vec::new();
+    for term in &join.conditions {
+        if let CExpr::Binary { op, left, right } = term {
+            let sides = (join.reads(left), join.reads(right));
+            if op == "="
+                && left.as_column().is_some()
+                && right.as_column().is_some()
+                && matches!(
+                    sides,
+                    (Reads::Left, Reads::Right) | (Reads::Right, Reads::Left)
+                )
+            {
+                equal.push((left, right));
+                equal.push((right, left));
+            }
+        }
+    }
+    let mut inferred: Vec<CExpr> = Vec::new();
+    for filter in &filters {
+        let mut columns = Vec::new();
+        filter.source_columns(&mut columns);
+        columns.dedup();
+        let [(table, column)] = columns.as_slice() else {
+            continue;
+        };
+        let read = CExpr::column(table, column);
+        for (key, other) in &equal {
+            if **key == read {
+                let term = filter.replaced(key, other);
+                if !filters.contains(&&term) && !inferred.contains(&term) {
+                    inferred.push(term);
+                }
+            }
+        }
+    }
+    inferred
 }
 
 /// The equality terms of the condition between a column (or expression) of each input: what
