@@ -8,7 +8,8 @@
 //! An operator is computed alike by two queries when it and every stateful operator the query
 //! plans before it have the same facts (the facts name the columns, filters and sources they
 //! read: a stateful operator beneath another one is part of its sub-plan) and are written in
-//! clauses that read alike (one view read by both, or the same text twice). Flink also
+//! clauses that read alike (one view read by both, or the same text twice, keyword and
+//! function case and spacing aside). Flink also
 //! reuses what two differently written clauses plan alike; the tool does not claim that.
 
 use super::matching::QueryPair;
@@ -120,9 +121,7 @@ fn partners(plan: &Plan, pair_of: &HashMap<*const QueryPlan, usize>) -> Partners
             op.facts_text().hash(&mut hasher);
             // Flink's sub-plans are alike only under the same field names (an aggregate call
             // is named by its alias): the clause the operator is written in must read alike.
-            for word in plan.file.slice(op.span).split_whitespace() {
-                word.hash(&mut hasher);
-            }
+            crate::sql::canonical_text(plan.file.slice(op.span)).hash(&mut hasher);
             prefix.push(hasher.finish());
             let key = (query.job, prefix.clone());
             groups.entry(key.clone()).or_default().insert(pair);

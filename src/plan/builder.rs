@@ -269,7 +269,7 @@ fn plan_statement(
         &whole_row_overs,
         &unread_calls,
     );
-    super::join_prune::unread_join_columns(&mut operators, &reads);
+    super::join_prune::unread_join_columns(&mut operators, &reads, &unread_calls);
     Ok(QueryPlan {
         name,
         sink: statement.sink_identity.clone(),

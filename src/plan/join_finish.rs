@@ -141,7 +141,28 @@ pub fn finish(
     let mut taken = BTreeSet::new();
     let mut regular = false;
     let mut lookups_made_inner = Vec::new();
-    for join in &mut pending {
+    // What the ON conditions of the joins above each one read flows through it (`a JOIN b ON
+    // .. JOIN c ON a.x = c.x`: `a.x` passes the first join).
+    // Each column goes down to the joins whose inputs hold its table, and no further (nor
+    // again where a join above put it already): linear in the chain's length.
+    let mut read_above: Vec<BTreeSet<String>> = vec![BTreeSet::new(); pending.len()];
+    for j in 1..pending.len() {
+        let mut columns = Vec::new();
+        for term in &pending[j].conditions {
+            term.source_columns(&mut columns);
+        }
+        for (table, column) in columns {
+            let text = CExpr::column(&table, &column).canonical();
+            for k in (0..j).rev() {
+                let join = &pending[k];
+                let holds = join.left.contains_atom(&table) || join.right.contains_atom(&table);
+                if !holds || !read_above[k].insert(text.clone()) {
+                    break;
+                }
+            }
+        }
+    }
+    for (join, read_above) in pending.iter_mut().zip(read_above) {
         join.written.extend(written_where.iter().cloned());
         let was = join.join_type;
         simplify_outer_join(join, where_terms, spans.selection);
@@ -172,6 +193,7 @@ pub fn finish(
         // into one input reads.
         let pushed: Vec<&CExpr> = join.filters[pushed_before..].iter().collect();
         let mut read = used.clone();
+        read.extend(read_above);
         for term in join.conditions.iter().chain(
             where_terms
                 .iter()
@@ -181,19 +203,15 @@ pub fn finish(
         }
         join.carried = read;
     }
-    let mut inferred = Vec::new();
-    for mut join in pending {
-        if join.kind == OperatorKind::Join && join.join_type == "INNER" {
-            let terms = transitive_filters(&join);
-            join.filters.extend(terms.iter().cloned());
-            inferred.extend(terms);
-        }
+    let inferred = infer_across(&mut pending);
+    for join in pending {
         let open = join.left.has_open_tables() || join.right.has_open_tables();
         let span = join.condition_span;
         // A WHERE above reaches a window join as it does a regular one (plan lab).
         if matches!(join.kind, OperatorKind::Join | OperatorKind::WindowJoin) {
             outer.push(join_nulls::PlannedJoin {
                 operator: b.operators.len(),
+                equal_keys: key_equalities(&join),
                 join_type: join.join_type,
                 left: join.left.clone(),
                 right: join.right.clone(),
@@ -371,6 +389,41 @@ fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
     expr.children().into_iter().for_each(|c| subtrees(c, out));
 }
 
+/// The filters inferred on the inner joins of one FROM (`transitive_filters`), to a fixed
+/// point: a term one join infers filters the input of every join that reads its columns, which
+/// may infer more (`a JOIN b ON a.k = b.k JOIN c ON b.k = c.k WHERE c.k > 5` filters all three
+/// on k, as Flink's predicate inference does). Each join's filters get the terms it reads.
+fn infer_across(pending: &mut [PendingJoin]) -> Vec<CExpr> {
+    let mut inferred: Vec<CExpr> = Vec::new();
+    // Each round adds at least one term of finitely many (a filter moved to a key column).
+    for _ in 0..=pending.len() * 4 {
+        let mut grew = false;
+        for join in pending.iter_mut() {
+            if join.kind != OperatorKind::Join || join.join_type != "INNER" {
+                continue;
+            }
+            for term in &inferred {
+                if matches!(join.reads(term), Reads::Left | Reads::Right)
+                    && !join.filters.contains(term)
+                {
+                    join.filters.push(term.clone());
+                }
+            }
+            for term in transitive_filters(join) {
+                join.filters.push(term.clone());
+                if !inferred.contains(&term) {
+                    inferred.push(term);
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    inferred
+}
+
 /// An inner join's filter on one input's key column holds for the other input's key column
 /// it equals: Flink infers it there (Calcite's JoinPushTransitivePredicatesRule), so
 /// `o.k = 5` and `p.k = 5` beneath `ON o.k = p.k` both filter both inputs (red team round 22,
@@ -378,7 +431,12 @@ fn subtrees(expr: &CExpr, out: &mut BTreeSet<String>) {
 /// column it equals.
 fn transitive_filters(join: &PendingJoin) -> Vec<CExpr> {
     let filters: Vec<&CExpr> = join.input_filters.iter().chain(&join.filters).collect();
-    let mut equal: Vec<(&CExpr, &CExpr)> = Vec::new();
+    inferred_terms(&filters, &key_equalities(join))
+}
+
+/// The equalities of a join's condition between a column of each input, both ways round.
+pub fn key_equalities(join: &PendingJoin) -> Vec<(CExpr, CExpr)> {
+    let mut equal = Vec::new();
     for term in &join.conditions {
         if let CExpr::Binary { op, left, right } = term {
             let sides = (join.reads(left), join.reads(right));
@@ -390,13 +448,19 @@ fn transitive_filters(join: &PendingJoin) -> Vec<CExpr> {
                     (Reads::Left, Reads::Right) | (Reads::Right, Reads::Left)
                 )
             {
-                equal.push((left, right));
-                equal.push((right, left));
+                equal.push((left.as_ref().clone(), right.as_ref().clone()));
+                equal.push((right.as_ref().clone(), left.as_ref().clone()));
             }
         }
     }
+    equal
+}
+
+/// The terms `filters` imply through `equal`: each filter reading a single column that equals
+/// another, written on that other column (not already among `filters`).
+pub fn inferred_terms(filters: &[&CExpr], equal: &[(CExpr, CExpr)]) -> Vec<CExpr> {
     let mut inferred: Vec<CExpr> = Vec::new();
-    for filter in &filters {
+    for filter in filters {
         let mut columns = Vec::new();
         filter.source_columns(&mut columns);
         columns.dedup();
@@ -404,8 +468,8 @@ fn transitive_filters(join: &PendingJoin) -> Vec<CExpr> {
             continue;
         };
         let read = CExpr::column(table, column);
-        for (key, other) in &equal {
-            if **key == read {
+        for (key, other) in equal {
+            if *key == read {
                 let term = filter.replaced(key, other);
                 if !filters.contains(&&term) && !inferred.contains(&term) {
                     inferred.push(term);

@@ -23,6 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct PlannedJoin {
     /// Its operator, by position in the query's operators.
     pub operator: usize,
+    /// The equalities of its condition between a column of each input, both ways round.
+    pub equal_keys: Vec<(CExpr, CExpr)>,
     pub join_type: &'static str,
     /// The table instances and upstream values each input is made of.
     pub left: super::join::Side,
@@ -54,7 +56,7 @@ impl PlannedJoin {
                 .insert(JoinBase::join_type, span.union(where_span));
         }
         // A term reading one side the join preserves is pushed into that input.
-        let pushed: Vec<CExpr> = terms
+        let mut pushed: Vec<CExpr> = terms
             .iter()
             .filter(|t| {
                 let (left, right) = (
@@ -72,6 +74,13 @@ impl PlannedJoin {
             .collect();
         if pushed.is_empty() {
             return;
+        }
+        // An inner join's filter on a key column filters the other input's too (as in
+        // `join_finish::transitive_filters`).
+        if self.join_type == "INNER" {
+            let written: Vec<&CExpr> = pushed.iter().collect();
+            let inferred = super::join_finish::inferred_terms(&written, &self.equal_keys);
+            pushed.extend(inferred);
         }
         op.update(|facts: &mut Filters| {
             facts.filters.extend(canonical_terms(&pushed));

@@ -38,7 +38,14 @@ fn passes_projection(kind: OperatorKind) -> bool {
 /// Joins are visited from the last (the upstream-most is first), so a join above is pruned
 /// before the ones beneath it read its facts. Only where the tool sees everything the query
 /// reads (no operator compared as a whole).
-pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
+/// `unread_calls`: per operator, the aggregate calls dropped because nothing reads them; the
+/// columns they read still flow through the joins beneath (red team round 22, plan lab: an
+/// unread `SUM(amount)` above a join adds `amount` to the join's stored row).
+pub fn unread_join_columns(
+    operators: &mut [Operator],
+    reads: &QueryReads,
+    unread_calls: &[Vec<String>],
+) {
     if operators.iter().any(|op| op.kind == OperatorKind::Opaque)
         || !operators.iter().any(|op| JOINS.contains(&op.kind))
     {
@@ -51,6 +58,9 @@ pub fn unread_join_columns(operators: &mut [Operator], reads: &QueryReads) {
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
             next.read_texts(&mut above, &[], |_| false);
+            for call in unread_calls.get(i + 1).into_iter().flatten() {
+                above.add(call);
+            }
             all_pass &= passes_projection(next.kind);
         }
         if !all_pass || !JOINS.contains(&operators[i].kind) {

@@ -164,7 +164,14 @@ pub fn build(
         1 => !proctime,
         _ => true,
     };
-    let row = match stores_rows {
+    // With the time key selected, Flink computes the SELECT list beneath a temporal sort, which stores
+    // it (red team round 22, plan lab: `SELECT order_id, amount * 2, ts ... ORDER BY ts` stores
+    // (order_id, EXPR$1, ts); `SELECT order_id, amount ... ORDER BY ts` the scan's row).
+    let key_selected = !limited
+        && key_values
+            .first()
+            .is_some_and(|time| selected.contains(time));
+    let row = match stores_rows && !key_selected {
         false => None,
         true => scan_row(b, output, input, proctime),
     };

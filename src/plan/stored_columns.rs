@@ -113,12 +113,15 @@ pub fn unread_stored_columns(
     // What the query and the operators above the one visited read, grown as the visit goes
     // down (each operator's text is added once, after it was pruned).
     let mut above = ReadNames::of_query(reads);
+    // The calls dropped above: what they read still flows into a ranking, not into an OVER
+    // aggregate (red team round 22, plan lab: its row stays the same).
+    let mut dropped_above = ReadNames::default();
     let mut ranking_above = false;
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
             next.read_texts(&mut above, &[], |_| false);
             for call in unread_calls.get(i + 1).into_iter().flatten() {
-                above.add(call);
+                dropped_above.add(call);
             }
             ranking_above |= is_ranking(next.kind);
         }
@@ -130,7 +133,11 @@ pub fn unread_stored_columns(
         {
             continue;
         }
-        let columns: Vec<String> = columns.into_iter().filter(|c| !above.reads(c)).collect();
+        let ranking = is_ranking(operators[i].kind);
+        let columns: Vec<String> = columns
+            .into_iter()
+            .filter(|c| !(above.reads(c) || ranking && dropped_above.reads(c)))
+            .collect();
         if columns.is_empty() {
             continue;
         }
