@@ -9,8 +9,8 @@
 //! plans before it have the same facts (the facts name the columns, filters and sources they
 //! read: a stateful operator beneath another one is part of its sub-plan) and are written in
 //! clauses that read alike (one view read by both, or the same text twice, keyword and
-//! function case and spacing aside). Flink also
-//! reuses what two differently written clauses plan alike; the tool does not claim that.
+//! function case and spacing aside). Flink also reuses what two differently written clauses
+//! plan alike; the tool does not claim that.
 
 use super::matching::QueryPair;
 use crate::plan::{Operator, Plan, QueryPlan};
@@ -54,7 +54,6 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
             if pair.old.is_none() || pair.new.is_none() {
                 return change;
             }
-            let none = BTreeSet::new();
             for op in &pair.operators {
                 let of = |side: Option<&Operator>, partners: &'_ Partners| {
                     side.and_then(|o| partners.get(&(i, o as *const Operator)))
@@ -82,7 +81,7 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
                     names(&before),
                     names(&after)
                 );
-                if before.is_subset(&after) && after != none {
+                if before.is_subset(&after) && !after.is_empty() {
                     change.merged.push(text);
                 } else {
                     change.split.push(text);

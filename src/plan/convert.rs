@@ -379,24 +379,13 @@ impl<'a> Converter<'a> {
                 Err(message) => return Err(self.error(self.span(expr), message)),
             },
             Expr::BinaryOp { left, op, right } => {
-                // `(a, b) = (c, d)` is `a = c AND b = d`, as Calcite expands a row equality
-                // (red team round 22, plan lab: the same join keys).
-                if let (BinaryOperator::Eq, Expr::Tuple(l), Expr::Tuple(r)) =
-                    (op, left.as_ref(), right.as_ref())
-                {
-                    if l.len() == r.len() && !l.is_empty() {
-                        let mut terms = Vec::with_capacity(l.len());
-                        for (a, b) in l.iter().zip(r) {
-                            let equal = Expr::BinaryOp {
-                                left: Box::new(a.clone()),
-                                op: BinaryOperator::Eq,
-                                right: Box::new(b.clone()),
-                            };
-                            terms.push(self.lineage(rel, &equal)?);
-                        }
-                        if let Some(all) = CExpr::all_of(terms) {
-                            return Ok(all);
-                        }
+                if let Some(equalities) = row_equality_terms(expr) {
+                    let mut terms = Vec::with_capacity(equalities.len());
+                    for equal in &equalities {
+                        terms.push(self.lineage(rel, equal)?);
+                    }
+                    if let Some(all) = CExpr::all_of(terms) {
+                        return Ok(all);
                     }
                 }
                 let op = match op {
@@ -1223,6 +1212,33 @@ impl<'a> Converter<'a> {
 }
 
 /// The low bound of `BETWEEN SYMMETRIC`, marked by the syntax pass as `SYMMETRIC(bound)`.
+/// `(a, b) = (c, d)` as its element equalities `a = c`, `b = d`, in order, as Calcite expands a
+/// row equality (red team round 22, plan lab: the same join keys, in the row's order); none for
+/// any other expression.
+pub fn row_equality_terms(expr: &Expr) -> Option<Vec<Expr>> {
+    let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Eq,
+        right,
+    } = expr
+    else {
+        return None;
+    };
+    let (Expr::Tuple(l), Expr::Tuple(r)) = (left.as_ref(), right.as_ref()) else {
+        return None;
+    };
+    (l.len() == r.len() && !l.is_empty()).then(|| {
+        l.iter()
+            .zip(r)
+            .map(|(a, b)| Expr::BinaryOp {
+                left: Box::new(a.clone()),
+                op: BinaryOperator::Eq,
+                right: Box::new(b.clone()),
+            })
+            .collect()
+    })
+}
+
 pub fn symmetric_bound(low: &Expr) -> Option<&Expr> {
     let Expr::Function(function) = low else {
         return None;

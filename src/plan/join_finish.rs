@@ -28,25 +28,12 @@ pub fn written_condition(
     relation: &super::scope::Relation,
     expr: &sqlparser::ast::Expr,
 ) -> crate::error::Result<(CExpr, Vec<String>)> {
-    use sqlparser::ast::{BinaryOperator, Expr};
-    // A row equality `(a, b) = (c, d)` is its element equalities, in order.
-    let mut leaves: Vec<Expr> = Vec::new();
+    // A row equality `(a, b) = (c, d)` is its element equalities, each a term in written order.
+    let mut leaves: Vec<sqlparser::ast::Expr> = Vec::new();
     for leaf in super::rank::conjuncts(expr) {
-        match leaf {
-            Expr::BinaryOp {
-                left,
-                op: BinaryOperator::Eq,
-                right,
-            } => match (left.as_ref(), right.as_ref()) {
-                (Expr::Tuple(l), Expr::Tuple(r)) if l.len() == r.len() && !l.is_empty() => leaves
-                    .extend(l.iter().zip(r).map(|(a, b)| Expr::BinaryOp {
-                        left: Box::new(a.clone()),
-                        op: BinaryOperator::Eq,
-                        right: Box::new(b.clone()),
-                    })),
-                _ => leaves.push(leaf.clone()),
-            },
-            _ => leaves.push(leaf.clone()),
+        match super::convert::row_equality_terms(leaf) {
+            Some(terms) => leaves.extend(terms),
+            None => leaves.push(leaf.clone()),
         }
     }
     let mut written = Vec::new();
