@@ -145,14 +145,27 @@ fn reformat(sql: &str, separator: &str) -> String {
     let mut out = String::new();
     let mut in_run = false;
     let mut after_line_comment = false;
-    for (token, text) in &tokens.items {
+    let mut after_string = false;
+    let is_string = |t: &Token| matches!(t, Token::SingleQuotedString(_));
+    for (at, (token, text)) in tokens.items.iter().enumerate() {
         if is_layout(token) {
             if !in_run {
-                out.push_str(if after_line_comment { "\n" } else { separator });
+                // Two string literals separated by a newline are one literal: the newline stays.
+                let next_is_string = tokens.items[at..]
+                    .iter()
+                    .find(|(t, _)| !is_layout(t))
+                    .is_some_and(|(t, _)| is_string(t));
+                let joins_strings = after_string && next_is_string && !separator.contains('\n');
+                out.push_str(if after_line_comment || joins_strings {
+                    "\n"
+                } else {
+                    separator
+                });
             }
             in_run = true;
             continue;
         }
+        after_string = is_string(token);
         in_run = false;
         after_line_comment = matches!(
             token,

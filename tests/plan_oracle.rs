@@ -51,6 +51,17 @@ struct Query {
     nodes: Option<Vec<Value>>,
     #[serde(default)]
     error: Option<String>,
+    /// When the lab compiled the query's statement set as one job: its stateful nodes the job
+    /// computes once for it and other queries.
+    #[serde(default)]
+    shared: Option<Vec<SharedNode>>,
+}
+
+#[derive(Deserialize)]
+struct SharedNode {
+    node: String,
+    /// The other queries it feeds (1-based).
+    with: Vec<usize>,
 }
 
 #[derive(Deserialize)]
@@ -210,6 +221,34 @@ struct Tally {
     agreed: usize,
 }
 
+/// Compares the stateful nodes Flink computes once for a query and others of its job (a
+/// statement set) with those the tool believes shared; pushes the difference.
+fn compare_sharing(
+    script: &str,
+    query: usize,
+    mut flink: Vec<(String, Vec<usize>)>,
+    mut tool: Vec<(String, Vec<usize>)>,
+    tally: &mut Tally,
+    out: &mut Vec<Disagreement>,
+) {
+    if flink.is_empty() && tool.is_empty() {
+        return;
+    }
+    flink.sort();
+    tool.sort();
+    tally.compared += 1;
+    if flink == tool {
+        tally.agreed += 1;
+        return;
+    }
+    out.push(Disagreement {
+        script: script.into(),
+        query,
+        attribute: "shared".into(),
+        detail: format!("Flink shares {flink:?} with other queries, the tool {tool:?}"),
+    });
+}
+
 /// Compares the normalized nodes of one query; pushes what differs.
 fn compare_query(
     script: &str,
@@ -350,7 +389,30 @@ fn the_tools_plan_agrees_with_flinks_on_every_recorded_script() {
                 });
                 continue;
             }
+            let tool_shared = flink_compat::diff::shared_operators::shared_operators(&plan);
             for (i, (fq, tq)) in script.queries.iter().zip(&plan.queries).enumerate() {
+                if let Some(shared) = &fq.shared {
+                    let flink: Vec<(String, Vec<usize>)> = shared
+                        .iter()
+                        .map(|s| (normal::flink_kind(&s.node), s.with.clone()))
+                        .filter(|(kind, _)| !not_compared.contains(kind.as_str()))
+                        .collect();
+                    let tool: Vec<(String, Vec<usize>)> = tool_shared[i]
+                        .iter()
+                        .filter_map(|(op, with)| {
+                            let kind = kinds::from_tool(op)?.kind;
+                            Some((kind, with.iter().map(|q| q + 1).collect()))
+                        })
+                        .collect();
+                    compare_sharing(
+                        &script.id,
+                        i + 1,
+                        flink,
+                        tool,
+                        &mut tally,
+                        &mut disagreements,
+                    );
+                }
                 let Some(nodes) = &fq.nodes else {
                     tally.queries_refused += 1;
                     let _ = &fq.error;

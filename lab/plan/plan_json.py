@@ -413,6 +413,45 @@ class Plan:
         return out
 
 
+    def is_stateful(self, nid):
+        """Whether the node keeps state, as `stateful` lists it."""
+        kind = self.kind(nid)
+        node = self.nodes[nid]
+        if kind == "sink":
+            return node.get("upsertMaterializeStrategy", node.get("upsertMaterialize")) not in (None, False, "NONE")
+        session_tvf = kind == "window-table-function" and "session" in str(node.get("windowing", "")).lower()
+        return kind in STATEFUL or session_tvf or bool(node.get("state"))
+
+    def sharing(self):
+        """For a job of several INSERTs: per sink (in plan order), the stateful nodes upstream
+        of it that also feed other sinks (Flink planned them once for several INSERTs),
+        upstream first, each as {node, with: the other sinks' ordinals}."""
+        sinks = [nid for nid in self.order if self.kind(nid) == "sink"]
+        outputs = {}
+        for target, sources in self.inputs.items():
+            for source in sources:
+                outputs.setdefault(source, []).append(target)
+        reach = {}
+        for nid in reversed(self.order):  # the plan lists its nodes upstream first
+            found = {sinks.index(nid)} if nid in sinks else set()
+            for target in outputs.get(nid, []):
+                found |= reach.get(target, set())
+            reach[nid] = found
+        out = []
+        for k in range(len(sinks)):
+            shared = []
+            for nid in self.order:
+                if k in reach[nid] and len(reach[nid]) > 1 and self.is_stateful(nid):
+                    shared.append({"node": self.kind(nid), "with": sorted(reach[nid] - {k})})
+            out.append(shared)
+        return out
+
+    def sink_names(self):
+        """The sinks' table names, in plan order."""
+        return [table_name(self.nodes[nid].get("dynamicTableSink", {}).get("table", {}).get("identifier"))
+                for nid in self.order if self.kind(nid) == "sink"]
+
+
 class _JoinScope:
     def __init__(self, plan, nid):
         self.plan, self.nid = plan, nid

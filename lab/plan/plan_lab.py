@@ -166,8 +166,11 @@ class Lab:
                 elif cls == "query_execute":
                     queries.append(self.plan_query(jenv, stmt.split(None, 1)[1]))
                 elif cls == "statement_set":
-                    for member in sql_script.statement_set_members(stmt):
+                    members = sql_script.statement_set_members(stmt)
+                    first = len(queries)
+                    for member in members:
                         queries.append(self.plan_query(jenv, member))
+                    self.record_sharing(jenv, members, queries, first)
                 elif cls == "execute":
                     jenv.executeSql(stmt)
             except Exception as e:  # noqa: BLE001 - Flink's refusal is the observation
@@ -210,6 +213,31 @@ class Lab:
                 out["sink"] = plan_json.table_name(sinks[-1].get("dynamicTableSink", {}).get("table", {}).get("identifier"))
         out["nodes"] = p.stateful()
         return out
+
+    def record_sharing(self, jenv, members, queries, first):
+        """A statement set is one job: Flink plans its INSERTs together and computes a sub-plan
+        several of them compute alike once (`table.optimizer.reuse-sub-plan-enabled`). Each
+        query of a job the lab compiled gets `shared`: its stateful nodes the job shares with
+        other queries, upstream first, with those queries (1-based, as in `queries`); empty when
+        it shares none. A query without `shared` was not compiled as part of a job."""
+        planned = queries[first:]
+        if len(members) < 2 or any("nodes" not in q or "sink_mismatch" in q for q in planned):
+            return
+        statement_set = jenv.createStatementSet()
+        for member in members:
+            statement_set.addInsertSql(member)
+        try:
+            job = plan_json.Plan(json.loads(statement_set.compilePlan().asJsonString()))
+        except Exception as e:  # noqa: BLE001 - the queries' own plans stand
+            planned[0]["job_error"] = flink_message(e)
+            return
+        names = job.sink_names()
+        if [n.lower() for n in names] != [(q.get("sink") or "").lower() for q in planned]:
+            planned[0]["job_error"] = "the job's sinks %s are not the INSERTs' in order" % names
+            return
+        for query, shared in zip(planned, job.sharing()):
+            query["shared"] = [{"node": s["node"], "with": [first + 1 + w for w in s["with"]]}
+                               for s in shared]
 
     def _stand_in_descriptor(self):
         from pyflink.java_gateway import get_gateway

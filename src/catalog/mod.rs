@@ -171,6 +171,10 @@ pub struct Catalog {
     /// v` under the default catalog and database is `DROP VIEW
     /// default_catalog.default_database.v` written otherwise), by span.
     pub drops: Vec<UndeclaredDrop>,
+    /// `CREATE DATABASE` statements (read past: no query reads a database) with the database's
+    /// name resolved to `catalog.database`, by span: `USE CATALOG c; CREATE DATABASE d` and
+    /// `CREATE DATABASE c.d` create the same database.
+    pub databases_created: Vec<(ByteSpan, String)>,
     /// Definitions a later statement replaced (DROP, a second CREATE, ALTER TABLE), by identity,
     /// oldest first: the queries before the replacement read them (Flink runs a script's
     /// statements in order).
@@ -238,10 +242,10 @@ impl Catalog {
             .iter()
             .filter(|(_, span)| !left_out.contains(span))
             .map(|(_, span)| {
-                self.drops
-                    .iter()
-                    .find(|d| d.span == *span)
-                    .map(|d| d.resolved.clone())
+                let drop = self.drops.iter().find(|d| d.span == *span);
+                let database = self.databases_created.iter().find(|(s, _)| s == span);
+                drop.map(|d| d.resolved.clone())
+                    .or_else(|| database.map(|(_, resolved)| resolved.clone()))
                     .unwrap_or_else(|| crate::sql::canonical_text(file.slice(*span)))
             })
             .collect()
@@ -826,6 +830,19 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     if_exists,
                 });
             }
+            if let Some((keywords, parts)) = created_database(file.slice(statement.span)) {
+                let words = statement_words(file.slice(statement.span));
+                let canonical = |words: &[&str]| crate::sql::canonical_text(&words.join(" "));
+                let resolved = format!(
+                    "{} {} {}",
+                    canonical(&words[..keywords.min(words.len())]),
+                    catalog.path.database_identity(&parts),
+                    canonical(words.get(keywords + 1..).unwrap_or_default())
+                );
+                catalog
+                    .databases_created
+                    .push((statement.span, resolved.trim_end().to_string()));
+            }
             catalog.read_past(
                 format!(
                     "statement `{}` is not modelled and was ignored",
@@ -876,14 +893,35 @@ pub struct UndeclaredDrop {
     pub if_exists: bool,
 }
 
+/// A statement's words, split at white space, without its closing `;`.
+fn statement_words(text: &str) -> Vec<&str> {
+    text.trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .collect()
+}
+
+/// `CREATE DATABASE [IF NOT EXISTS] name ...`: how many keywords come before the name, and the
+/// name's parts.
+fn created_database(text: &str) -> Option<(usize, Vec<String>)> {
+    let words = statement_words(text);
+    let is = |at: usize, word: &str| words.get(at).is_some_and(|w| w.eq_ignore_ascii_case(word));
+    if !is(0, "CREATE") || !is(1, "DATABASE") {
+        return None;
+    }
+    let at = if is(2, "IF") && is(3, "NOT") && is(4, "EXISTS") {
+        5
+    } else {
+        2
+    };
+    let parts = name_parts(words.get(at)?);
+    (parts.len() <= 2 && parts.iter().all(|p| !p.is_empty())).then_some((at, parts))
+}
+
 /// `DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name`: whether a view, the name's parts, and how
 /// many keywords come before the name.
 fn dropped(text: &str) -> Option<(bool, Vec<String>, usize)> {
-    let words: Vec<&str> = text
-        .trim()
-        .trim_end_matches(';')
-        .split_whitespace()
-        .collect();
+    let words = statement_words(text);
     let is = |at: usize, word: &str| words.get(at).is_some_and(|w| w.eq_ignore_ascii_case(word));
     if !is(0, "DROP") {
         return None;

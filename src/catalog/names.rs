@@ -51,6 +51,17 @@ impl NamePath {
         }
     }
 
+    /// The full name `catalog.database` of the database `parts` names (`db` or `catalog.db`)
+    /// from here.
+    pub fn database_identity(&self, parts: &[String]) -> String {
+        let (catalog, database) = match parts {
+            [] => (self.catalog.as_str(), self.database.as_str()),
+            [database] => (self.catalog.as_str(), database.as_str()),
+            [.., catalog, database] => (catalog.as_str(), database.as_str()),
+        };
+        format!("{}.{}", quoted(catalog), quoted(database))
+    }
+
     /// `USE CATALOG c`: the catalog's default database is assumed to be `default_database`.
     pub fn use_catalog(&mut self, catalog: &str) {
         self.catalog = catalog.to_string();

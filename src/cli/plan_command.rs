@@ -65,6 +65,13 @@ pub fn text(facts: &ScriptFacts) -> String {
         }
         for o in &q.operators {
             let _ = writeln!(out, "  {} [{}]", o.kind, o.flink_node);
+            if !o.shared_with.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    (computed once with: {})",
+                    o.shared_with.join(", ")
+                );
+            }
             lines(&mut out, "", &o.facts, "    ");
         }
     }

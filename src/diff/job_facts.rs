@@ -240,7 +240,8 @@ fn names_differing(
 
 /// The names of the tables and views both jobs' queries read or write whose declarations
 /// differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and of the
-/// functions declared TEMPORARY on one side only, sorted.
+/// functions declared TEMPORARY or SYSTEM on one side only (a SYSTEM one under a name no
+/// built-in function has: called alike), sorted.
 fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
     /// TEMPORARY, IF NOT EXISTS and the COMMENT clauses of a declaration.
     type Marks = (bool, bool, String);
@@ -273,13 +274,22 @@ fn metadata_changed(old: &Plan, new: &Plan) -> Vec<String> {
             })
             .collect()
     }
-    // A function declared TEMPORARY on one side only, its implementation and resolution kept.
+    // A function declared TEMPORARY (or SYSTEM) on one side only, its implementation and
+    // resolution kept.
+    let declared_once = |plan: &Plan, name: &str| {
+        let declarations = plan.catalog.function_declarations.iter();
+        declarations.filter(|(n, _)| n == name).count() == 1
+    };
     let functions = old.catalog.functions.iter().filter(|(name, f)| {
-        new.catalog.functions.get(*name).is_some_and(|g| {
-            g.def.temporary != f.def.temporary
-                && (&g.def.class, g.def.language, &g.def.resources, g.def.system)
-                    == (&f.def.class, f.def.language, &f.def.resources, f.def.system)
-        })
+        // A name declared twice is resolved among its declarations: `changed_functions`.
+        declared_once(old, name)
+            && declared_once(new, name)
+            && new.catalog.functions.get(*name).is_some_and(|g| {
+                (g.def.temporary != f.def.temporary || g.def.system != f.def.system)
+                    && (&g.def.class, g.def.language, &g.def.resources)
+                        == (&f.def.class, f.def.language, &f.def.resources)
+                    && !system_toggle_matters(f, g)
+            })
     });
     let functions: Vec<String> = functions.map(|(_, f)| f.def.name.dotted()).collect();
     let (old, new) = (metadata(old), metadata(new));
@@ -355,6 +365,16 @@ fn temporary_tables_changed(old: &Plan, new: &Plan) -> Vec<String> {
         .collect()
 }
 
+/// Whether a function declared SYSTEM on one side only resolves otherwise: a system function is
+/// resolved before the built-in functions, a catalog one after them, so only a function named
+/// as a built-in one is called otherwise.
+fn system_toggle_matters(old: &crate::catalog::Function, new: &crate::catalog::Function) -> bool {
+    let name = old.def.name.last();
+    old.def.system != new.def.system
+        && (crate::plan::functions::is_builtin_scalar(name)
+            || crate::plan::functions::is_builtin_aggregate(name))
+}
+
 /// Functions declared in the old job and removed, or declared again with another class,
 /// language or resources (`USING JAR`); and functions declared in the new job only that the old
 /// job calls: a call the old job resolved otherwise (a built-in function, which a temporary
@@ -369,8 +389,7 @@ fn changed_functions(old: &Plan, new: &Plan) -> Vec<String> {
                 g.def.class != f.def.class
                     || g.def.language != f.def.language
                     || g.def.resources != f.def.resources
-                    // A system function is resolved before the built-ins, a catalog one after.
-                    || g.def.system != f.def.system
+                    || system_toggle_matters(f, g)
             })
     });
     let mut new_only = new_functions(old, new).peekable();

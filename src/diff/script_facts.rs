@@ -8,10 +8,10 @@
 use super::{match_queries, operator_facts, query_facts, Job};
 use crate::facts::job::ConfigFacts;
 use crate::facts::pair;
-use crate::plan::Plan;
+use crate::plan::{Operator, Plan};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Every fact the rules read of one script (`flink-compat plan`), typed: the job's and each
 /// query's. Facts of a side are the generated layer's objects (`crate::facts`).
@@ -51,6 +51,10 @@ pub struct OperatorView {
     pub kind: String,
     pub flink_node: String,
     pub facts: Map<String, Value>,
+    /// The other queries of its job (a statement set) the tool believes Flink computes this
+    /// operator once for, with this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_with: Vec<String>,
 }
 
 /// One side's facts of a pair's facts (`new`), with the facts of the pair (`feeds_state`,
@@ -72,6 +76,15 @@ fn one_side(facts: &Value, operator: &str) -> Map<String, Value> {
 pub fn script_facts(plan: &Plan) -> ScriptFacts {
     let pairs = match_queries(plan, plan);
     let job = Job::of_pairs(plan, plan, &pairs);
+    let shared: HashMap<*const Operator, Vec<String>> =
+        super::shared_operators::shared_operators(plan)
+            .into_iter()
+            .flatten()
+            .map(|(op, with)| {
+                let names = with.iter().map(|&q| plan.queries[q].name.clone()).collect();
+                (op as *const Operator, names)
+            })
+            .collect();
     let queries: Vec<QueryView> = pairs
         .iter()
         .filter_map(|pair| {
@@ -88,6 +101,10 @@ pub fn script_facts(plan: &Plan) -> ScriptFacts {
                     kind: o.kind.name().to_string(),
                     flink_node: o.flink_node.to_string(),
                     facts: o.rule_facts().clone(),
+                    shared_with: shared
+                        .get(&(o as *const Operator))
+                        .cloned()
+                        .unwrap_or_default(),
                 })
                 .collect();
             Some(QueryView {

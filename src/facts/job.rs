@@ -36,7 +36,7 @@ facts! {
         pub hidden_definitions_changed: Vec<String>,
         /// the DROP TABLE and DROP VIEW statements of declared names, and the DROP ... IF EXISTS statements of names no query of the script reads, that one script has and the other has not (names resolved)
         pub drops_changed: Vec<String>,
-        /// tables and views the queries of both jobs read or write whose declarations differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and functions declared TEMPORARY on one side only (same class, language, resources)
+        /// tables and views the queries of both jobs read or write whose declarations differ in what no operator reads (COMMENT clauses, TEMPORARY, IF NOT EXISTS), and functions declared TEMPORARY or SYSTEM on one side only (same class, language, resources; SYSTEM under a name no built-in function has)
         pub metadata_changed: Vec<String>,
     }
 }

@@ -270,6 +270,8 @@ fn plan_statement(
         &unread_calls,
     );
     super::join_prune::unread_join_columns(&mut operators, &reads, &unread_calls);
+    super::sort::drop_sorts_beneath_state(&mut operators, builder.notes);
+    super::rank::compare_fields_by_type(&mut operators);
     Ok(QueryPlan {
         name,
         sink: statement.sink_identity.clone(),
@@ -379,6 +381,11 @@ pub struct Builder<'a> {
     last_select_input: Option<Relation>,
     ctes: Vec<BTreeMap<String, Relation>>,
     view_depth: usize,
+    /// Whether the query being built is a CTE's, a subquery's in FROM or a set operation's
+    /// input (or a view's read there), not the statement's own: Flink drops its ORDER BY when it
+    /// has no LIMIT (Calcite removes a sort in a subquery; red team rounds 23 and 24: a temporal
+    /// sort moved into a CTE, or a sorted view read by one, is planned as none).
+    pub nested_query: bool,
     /// The catalog and database names resolve from (the query's, or the view's being read).
     pub path: NamePath,
     /// The ordinal (from 1) of the query being planned: names resolve to the definitions in
@@ -426,6 +433,7 @@ impl<'a> Builder<'a> {
             last_select_input: None,
             ctes: Vec::new(),
             view_depth: 0,
+            nested_query: false,
             path: NamePath::default(),
             ordinal: usize::MAX,
             one_row_groups: false,
@@ -466,7 +474,9 @@ impl<'a> Builder<'a> {
                 // The CTE sees the ones before it; lent, not copied (a copy per CTE is
                 // quadratic in a long WITH).
                 self.ctes.push(std::mem::take(&mut scope));
+                let nested = std::mem::replace(&mut self.nested_query, true);
                 let relation = self.query(&cte.query);
+                self.nested_query = nested;
                 scope = self.ctes.pop().unwrap_or_default();
                 // A ranking in the CTE waits for the query reading it to filter its rank.
                 let relation = relation?.renamed(
@@ -523,12 +533,18 @@ impl<'a> Builder<'a> {
                 let inputs_distinct_above = union && (distinct_union || distinct_above);
                 self.union_distinct_above = inputs_distinct_above;
                 let before_left = self.operators.len();
-                let left = self.set_expr(left)?;
-                let left = self.finish_rank(left, span)?;
+                // A set operation's inputs are not the statement's own query: a view's ORDER
+                // BY read in one is dropped (red team round 24).
+                let nested = std::mem::replace(&mut self.nested_query, true);
+                let left = self.set_expr(left);
+                self.nested_query = nested;
+                let left = self.finish_rank(left?, span)?;
                 self.union_distinct_above = inputs_distinct_above;
                 let before_right = self.operators.len();
-                let right = self.set_expr(right)?;
-                let right = self.finish_rank(right, span)?;
+                let nested = std::mem::replace(&mut self.nested_query, true);
+                let right = self.set_expr(right);
+                self.nested_query = nested;
+                let right = self.finish_rank(right?, span)?;
                 // A UNION ALL input whose filter is FALSE (`WHERE 1 = 0`) and that plans no
                 // operator gives no row: Flink prunes it, and the union is its other input (plan
                 // lab: red team round 17, TS7).
@@ -1384,8 +1400,10 @@ impl<'a> Builder<'a> {
             TableFactor::Derived {
                 subquery, alias, ..
             } => {
-                let relation = self.query(subquery)?;
-                self.aliased(relation, alias.as_ref(), span)
+                let nested = std::mem::replace(&mut self.nested_query, true);
+                let relation = self.query(subquery);
+                self.nested_query = nested;
+                self.aliased(relation?, alias.as_ref(), span)
             }
             TableFactor::TableFunction { expr, alias } => {
                 let relation = window::table_function(self, expr, span)?;
@@ -1508,6 +1526,9 @@ impl<'a> Builder<'a> {
             }
             let saved = std::mem::take(&mut self.ctes);
             let saved_path = std::mem::replace(&mut self.path, view.path.clone());
+            // A view's ORDER BY is its own query's, kept where the view is read as the
+            // statement's query (plan lab), dropped where a CTE, a subquery or a set operation
+            // reads it (red team round 24): the view inherits where it is read.
             let relation = self.query(&view.def.query);
             self.path = saved_path;
             self.ctes = saved;

@@ -693,7 +693,7 @@ impl<'a> Converter<'a> {
                     .into(),
                     args,
                 };
-                simplified_case(call)
+                simplified_case(call, |e| self.known_type(e))
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
             // `EXTRACT(HOUR FROM ts)`, as `HOUR(ts)` is (`date_part`).
@@ -816,6 +816,20 @@ impl<'a> Converter<'a> {
             | crate::sql::ColumnKind::Metadata { data_type, .. } => Some(data_type),
             crate::sql::ColumnKind::Computed { .. } => None,
         }
+    }
+
+    /// The type of `value` when the tool knows it: a source column's declared type, a cast's
+    /// target (canonical, without NOT NULL).
+    fn known_type(&self, value: &CExpr) -> Option<String> {
+        let data_type = match value {
+            CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
+                [_, CExpr::Literal(target)] => target.clone(),
+                _ => return None,
+            },
+            _ => self.declared_type(value)?,
+        };
+        let canonical = crate::sql::types::canonical_type(&data_type);
+        Some(canonical.trim_end_matches(" NOT NULL").to_string())
     }
 
     /// The declared type of a source column, when `value` is one.
@@ -1277,7 +1291,7 @@ fn literal_type(value: &CExpr) -> Option<&'static str> {
 /// FALSE dropped, the result of a first branch whose condition is the constant TRUE, the one
 /// result of a CASE whose results (its ELSE included) are all the same (red team round 21: Flink
 /// then computes nothing, `CASE WHEN TRUE THEN status END` is `status`).
-fn simplified_case(call: CExpr) -> CExpr {
+fn simplified_case(call: CExpr, known_type: impl Fn(&CExpr) -> Option<String>) -> CExpr {
     let CExpr::Call { name, args } = &call else {
         return call;
     };
@@ -1309,21 +1323,65 @@ fn simplified_case(call: CExpr) -> CExpr {
             return other.clone();
         }
     }
+    // A CASE has the type of all its results (`CASE WHEN 1 = 1 THEN int_col ELSE bigint_col
+    // END` is a BIGINT: Flink keeps `CAST(int_col AS BIGINT)`, red team round 23): the branch
+    // it folds to is cast to that type, and it does not fold when the type is not known.
+    let types: Option<Vec<String>> = results.iter().map(|r| known_type(r)).collect();
+    let Some(case_type) = types.as_deref().and_then(least_restrictive) else {
+        return call;
+    };
+    let typed = |result: &CExpr| {
+        if known_type(result).as_deref() == Some(case_type.as_str()) {
+            result.clone()
+        } else {
+            CExpr::Call {
+                name: "CAST".into(),
+                args: vec![result.clone(), CExpr::Literal(case_type.clone())],
+            }
+        }
+    };
     if !operand {
         for (condition, result) in &pairs {
             match truth(condition) {
                 Some(false) => continue,
-                Some(true) => return (*result).clone(),
+                Some(true) => return typed(result),
                 None => break,
             }
         }
         if pairs.iter().all(|(c, _)| truth(c) == Some(false)) {
             if let Some(other) = otherwise {
-                return other.clone();
+                return typed(other);
             }
         }
     }
     call
+}
+
+/// The type of a CASE whose results have `types` (canonical, without NOT NULL), when the tool
+/// can tell: one type, integers (the widest), or numbers with a FLOAT or DOUBLE (the widest
+/// of those), as Calcite's `leastRestrictive` gives them.
+fn least_restrictive(types: &[String]) -> Option<String> {
+    let first = types.first()?;
+    if types.iter().all(|t| t == first) {
+        return Some(first.clone());
+    }
+    const INTEGERS: [&str; 4] = ["TINYINT", "SMALLINT", "INT", "BIGINT"];
+    let rank = |t: &str| INTEGERS.iter().position(|i| *i == t);
+    if let Some(widest) = types.iter().map(|t| rank(t)).collect::<Option<Vec<_>>>() {
+        return widest.into_iter().max().map(|r| INTEGERS[r].to_string());
+    }
+    let numeric =
+        |t: &str| rank(t).is_some() || t.starts_with("DECIMAL") || t == "FLOAT" || t == "DOUBLE";
+    if !types.iter().all(|t| numeric(t)) {
+        return None;
+    }
+    if types.iter().any(|t| t == "DOUBLE") {
+        Some("DOUBLE".into())
+    } else if types.iter().any(|t| t == "FLOAT") {
+        Some("FLOAT".into())
+    } else {
+        None
+    }
 }
 
 /// Whether a cast from type `from` to type `to` keeps every value (an integer to a wider

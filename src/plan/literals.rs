@@ -161,3 +161,66 @@ fn canonical_time(text: &str) -> Option<String> {
     let (h, m, s): (u32, u32, u32) = (h.parse().ok()?, m.parse().ok()?, s.parse().ok()?);
     (h < 24 && m < 60 && s < 60).then(|| format!("{h:02}:{m:02}:{s:02}"))
 }
+
+/// `expr` with every literal replaced by its SQL type (`2` by `INT`, `2.50` by `DECIMAL(3, 2)`,
+/// `'HIGH'` by `CHAR(4)`): what a field computed from it looks like to a state serializer,
+/// which keeps the field's type, not the literal's value.
+pub fn with_literal_types(expr: &CExpr) -> CExpr {
+    match expr {
+        CExpr::Literal(text) => CExpr::Literal(literal_type(text)),
+        CExpr::Call { name, args } => CExpr::Call {
+            name: name.clone(),
+            args: match name.as_str() {
+                // A cast's target is its type, not a value.
+                "CAST" | "TRY_CAST" => match args.as_slice() {
+                    [value, target] => vec![with_literal_types(value), target.clone()],
+                    _ => args.iter().map(with_literal_types).collect(),
+                },
+                _ => args.iter().map(with_literal_types).collect(),
+            },
+        },
+        CExpr::Binary { op, left, right } => CExpr::Binary {
+            op: op.clone(),
+            left: Box::new(with_literal_types(left)),
+            right: Box::new(with_literal_types(right)),
+        },
+        CExpr::Unary { op, operand } => CExpr::Unary {
+            op: op.clone(),
+            operand: Box::new(with_literal_types(operand)),
+        },
+        CExpr::Opaque { text, args } => CExpr::Opaque {
+            text: text.clone(),
+            args: args.iter().map(with_literal_types).collect(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// The SQL type of a literal as the tool writes it; other texts as they are.
+fn literal_type(text: &str) -> String {
+    if let Some(body) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        return format!("CHAR({})", body.replace("''", "'").chars().count());
+    }
+    let digits = text.trim_start_matches('-');
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        return match digits.parse::<i64>() {
+            Ok(n) if i32::try_from(n).is_ok() => "INT".into(),
+            Ok(_) => "BIGINT".into(),
+            Err(_) => format!("DECIMAL({}, 0)", digits.len()),
+        };
+    }
+    if let Some((whole, fraction)) = digits.split_once('.') {
+        if (whole.bytes().chain(fraction.bytes())).all(|c| c.is_ascii_digit()) {
+            let whole = whole.trim_start_matches('0');
+            let precision = (whole.len() + fraction.len()).max(1);
+            return format!("DECIMAL({precision}, {})", fraction.len());
+        }
+    }
+    if digits.contains(['e', 'E']) && digits.parse::<f64>().is_ok() {
+        return "DOUBLE".into();
+    }
+    match text {
+        "TRUE" | "FALSE" => "BOOLEAN".into(),
+        _ => text.to_string(),
+    }
+}

@@ -80,6 +80,16 @@ pub struct Operator {
     pub display: BTreeMap<String, String>,
     /// The pieces of state the operator keeps separately (its aggregates), canonical.
     pub state_items: Vec<String>,
+    /// The names of the fields it outputs, where they are the author's (an aggregate's keys and
+    /// calls, by the select item's alias): Flink computes an operator once for several queries
+    /// of a job only under the same field names. `(canonical item, name)`, in output order.
+    pub field_names: Vec<(String, String)>,
+    /// The filter terms beneath an aggregate in the order they are written (canonical): Flink's
+    /// sub-plans differ in it, so two queries filtering alike in another order share nothing.
+    pub written_filters: Vec<String>,
+    /// Stored fields compared by their type rather than their text, `(canonical, typed)`:
+    /// applied by `rank::compare_fields_by_type` once the query is planned.
+    pub retyped: Vec<(String, String)>,
     /// What surrounds a source table's scan (e.g. which of its columns the query reads): rules
     /// may read it through the pair's derived facts, but it is not the operator's own.
     pub context: SourceContext,
@@ -97,6 +107,9 @@ impl Operator {
             item_spans: BTreeMap::new(),
             display: BTreeMap::new(),
             state_items: Vec::new(),
+            field_names: Vec::new(),
+            written_filters: Vec::new(),
+            retyped: Vec::new(),
             context: SourceContext::default(),
         }
     }

@@ -70,6 +70,7 @@ pub fn unread_aggregates(operators: &mut [Operator], reads: &QueryReads) -> Vec<
         let op = &mut operators[i];
         op.update(|calls: &mut Aggregates| calls.retain_calls(|a| !unread.contains(a)));
         op.state_items.retain(|a| !unread.contains(a));
+        op.field_names.retain(|(item, _)| !unread.contains(item));
         removed[i] = unread;
     }
     removed

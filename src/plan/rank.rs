@@ -590,9 +590,37 @@ pub fn build(
             keep: if *descending { "last" } else { "first" }.into(),
             partition_keys: partition,
             value_fields: values,
-            input_schema: schema,
+            input_schema: schema.clone(),
             ..Default::default()
         });
+        // A field the deduplication's own SELECT computes (Flink computes it beneath) is
+        // compared by its type: a literal changed to another of its type (`ROUND(val, 2)` ->
+        // `ROUND(val, 3)`) modifies the field without changing the schema (operators.md
+        // Deduplication: F; seed 004: changes that keep the schema's structure are safe; red
+        // team round 23: Flink's row types are the same); `'HIGH'` -> `'HIGH_x'` does not.
+        let keys: Vec<String> = pending
+            .partition
+            .iter()
+            .map(|(p, _)| p.canonical())
+            .chain(pending.order.iter().map(|(o, ..)| o.canonical()))
+            .collect();
+        op.retyped = pending
+            .input
+            .iter()
+            .map(|c| (c.expr.canonical(), &c.expr))
+            .filter(|(canonical, _)| {
+                schema.contains(canonical)
+                    && !pending.from_order.is_empty()
+                    && !pending.from_order.contains(canonical)
+                    && !keys.contains(canonical)
+            })
+            .map(|(canonical, expr)| {
+                (
+                    canonical,
+                    super::literals::with_literal_types(expr).canonical(),
+                )
+            })
+            .collect();
         op
     } else {
         let shape = super::top_n::Shape {
@@ -1172,5 +1200,22 @@ pub fn narrow_below(
     op.span = op.span.union(span);
     for i in taken.into_iter().rev() {
         terms.remove(i);
+    }
+}
+
+/// Writes the fields of a deduplication compared by their type (`Operator::retyped`) as their
+/// type, once nothing reads them by their text any more (after `stored_columns`).
+pub fn compare_fields_by_type(operators: &mut [Operator]) {
+    for op in operators.iter_mut().filter(|op| !op.retyped.is_empty()) {
+        let retyped = std::mem::take(&mut op.retyped);
+        let typed = |field: &mut String| {
+            if let Some((_, t)) = retyped.iter().find(|(c, _)| c == field) {
+                *field = t.clone();
+            }
+        };
+        op.update(|f: &mut DeduplicateFacts| {
+            f.input_schema.iter_mut().for_each(typed);
+            f.value_fields.iter_mut().for_each(typed);
+        });
     }
 }

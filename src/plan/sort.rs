@@ -127,6 +127,13 @@ pub fn build(
     if keys.is_empty() && !limited {
         return Ok(());
     }
+    if !limited && b.nested_query {
+        b.notes.assume(
+            "an ORDER BY without LIMIT in a CTE or a subquery is dropped: Flink plans no sort for it".to_string(),
+            Some(order_span),
+        );
+        return Ok(());
+    }
     let sort_keys: Vec<String> = keys
         .iter()
         .map(|k| {
@@ -294,4 +301,37 @@ fn scan_row(
     }
     let names = table.def.columns.iter().map(|c| c.name.clone()).collect();
     Some((instance.to_string(), names))
+}
+
+/// A temporal sort (an ORDER BY without LIMIT) an aggregate, a ranking or MATCH_RECOGNIZE reads
+/// above is no operator: Flink's optimizer removes the sort, whose order nothing downstream
+/// keeps (red team round 24: a view sorted by its rowtime read by a GROUP BY, a window TVF
+/// aggregate, a deduplication or MATCH_RECOGNIZE plans no TemporalSort).
+pub fn drop_sorts_beneath_state(operators: &mut Vec<Operator>, notes: &mut crate::notes::Notes) {
+    let reorders = |op: &Operator| {
+        matches!(
+            op.kind,
+            OperatorKind::GroupAggregate
+                | OperatorKind::WindowAggregate
+                | OperatorKind::GroupWindowAggregate
+                | OperatorKind::Deduplicate
+                | OperatorKind::TopN
+                | OperatorKind::WindowTopN
+                | OperatorKind::MatchRecognize
+        )
+    };
+    let mut kept = Vec::with_capacity(operators.len());
+    let all = std::mem::take(operators);
+    let reorder_at: Vec<bool> = all.iter().map(reorders).collect();
+    for (i, op) in all.into_iter().enumerate() {
+        if op.kind == OperatorKind::TemporalSort && reorder_at[i + 1..].iter().any(|r| *r) {
+            notes.assume(
+                "an ORDER BY without LIMIT read by an aggregate, a ranking or MATCH_RECOGNIZE is dropped: Flink plans no sort for it".to_string(),
+                Some(op.span),
+            );
+            continue;
+        }
+        kept.push(op);
+    }
+    *operators = kept;
 }

@@ -6,7 +6,10 @@
 //! part of the pattern as the tool compares it. The clauses of JSON functions (`KEY k VALUE v`,
 //! `DEFAULT x ON EMPTY`, `NULL ON NULL`) become arguments of the call. A Unicode string literal
 //! `U&'\0041'` (optionally `UESCAPE '#'`) becomes the plain literal it denotes (`'A'`), and
-//! MATCH_RECOGNIZE's `SUBSET S = (A, B)` a quoted variable at the end of the pattern.
+//! MATCH_RECOGNIZE's `SUBSET S = (A, B)` a quoted variable at the end of the pattern. A
+//! subquery's alias written before MATCH_RECOGNIZE (`FROM (SELECT ...) AS o MATCH_RECOGNIZE
+//! (...)`, which Flink accepts) moves after its parentheses, where sqlparser reads it (before
+//! MATCH_RECOGNIZE's input is lifted: `parse::lifting_parser`).
 
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
@@ -219,6 +222,24 @@ fn is_word(t: &TokenWithSpan, word: &str) -> bool {
     matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
 }
 
+/// The parenthesis closing the one at `open`.
+fn closing_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Whether `t` is more than whitespace.
 fn significant(t: &TokenWithSpan) -> bool {
     !matches!(t.token, Token::Whitespace(_))
@@ -244,20 +265,7 @@ fn subset_into_pattern(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 if out[open].token != Token::LParen {
                     return None;
                 }
-                let mut depth = 0usize;
-                for (k, t) in out.iter().enumerate().skip(open) {
-                    match t.token {
-                        Token::LParen => depth += 1,
-                        Token::RParen => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return Some(k);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                None
+                closing_paren(&out, open)
             });
         let Some(close) = group else {
             out.push(token.clone());
@@ -748,5 +756,105 @@ mod unicode_tests {
         assert_eq!(decode_unicode("#0041", '#').as_deref(), Some("A"));
         assert_eq!(decode_unicode(r"\00g1", '\\'), None);
         assert_eq!(decode_unicode(r"\D800", '\\'), None);
+    }
+}
+
+/// `(subquery) [AS] o MATCH_RECOGNIZE (...)` as `(subquery) MATCH_RECOGNIZE (...) AS o` (red
+/// team rounds 24 and 25: Flink 2.3 plans it, sqlparser refuses it), unless MATCH_RECOGNIZE
+/// has an alias of its own (which then names its rows).
+pub fn alias_after_match_recognize(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    if !tokens.iter().any(|t| is_word(t, "MATCH_RECOGNIZE")) {
+        return tokens;
+    }
+    let mut tokens = tokens;
+    let mut at = 0;
+    while at < tokens.len() {
+        if !is_word(&tokens[at], "MATCH_RECOGNIZE") {
+            at += 1;
+            continue;
+        }
+        let before =
+            |k: usize, tokens: &[TokenWithSpan]| (0..k).rev().find(|&j| significant(&tokens[j]));
+        let alias = before(at, &tokens).filter(|&j| {
+            matches!(&tokens[j].token, Token::Word(w) if !w.value.eq_ignore_ascii_case("AS") && w.keyword == sqlparser::keywords::Keyword::NoKeyword || w.quote_style.is_some())
+        });
+        let as_word = alias
+            .and_then(|j| before(j, &tokens))
+            .filter(|&j| is_word(&tokens[j], "AS"));
+        let paren = as_word.or(alias).and_then(|j| before(j, &tokens));
+        let (Some(alias), Some(paren)) = (alias, paren) else {
+            at += 1;
+            continue;
+        };
+        if tokens[paren].token != Token::RParen {
+            at += 1;
+            continue;
+        }
+        // MATCH_RECOGNIZE's parentheses.
+        let Some(open) = (at + 1..tokens.len()).find(|&k| significant(&tokens[k])) else {
+            break;
+        };
+        if tokens[open].token != Token::LParen {
+            at += 1;
+            continue;
+        }
+        let Some(close) = closing_paren(&tokens, open) else {
+            break;
+        };
+        let own_alias = (close + 1..tokens.len())
+            .find(|&k| significant(&tokens[k]))
+            .is_some_and(|k| {
+                is_word(&tokens[k], "AS")
+                    || matches!(&tokens[k].token, Token::Word(w) if w.keyword == sqlparser::keywords::Keyword::NoKeyword || w.quote_style.is_some())
+            });
+        let from = as_word.unwrap_or(alias);
+        let moved: Vec<TokenWithSpan> = tokens[from..=alias].to_vec();
+        let mut rebuilt: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len() + 1);
+        rebuilt.extend_from_slice(&tokens[..from]);
+        rebuilt.extend_from_slice(&tokens[alias + 1..=close]);
+        if !own_alias {
+            rebuilt.push(replaced(
+                &tokens[alias],
+                Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+            ));
+            rebuilt.extend(moved);
+        }
+        let next = rebuilt.len();
+        rebuilt.extend_from_slice(&tokens[close + 1..]);
+        tokens = rebuilt;
+        at = next;
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::*;
+
+    fn rewritten(sql: &str) -> String {
+        let dialect = crate::sql::dialect::FlinkDialect {};
+        let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+            .tokenize_with_location()
+            .unwrap_or_default();
+        alias_after_match_recognize(tokens)
+            .iter()
+            .map(|t| t.token.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_subquery_alias_before_match_recognize_moves_after_it() {
+        assert_eq!(
+            rewritten("SELECT * FROM (SELECT a FROM t) AS o MATCH_RECOGNIZE (PATTERN (A)) ;"),
+            "SELECT * FROM (SELECT a FROM t)  MATCH_RECOGNIZE (PATTERN (A)) AS o ;"
+        );
+        assert_eq!(
+            rewritten("SELECT * FROM (SELECT a FROM t) o MATCH_RECOGNIZE (PATTERN (A)) AS m"),
+            "SELECT * FROM (SELECT a FROM t)  MATCH_RECOGNIZE (PATTERN (A)) AS m"
+        );
+        assert_eq!(
+            rewritten("SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A)) AS m"),
+            "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A)) AS m"
+        );
     }
 }

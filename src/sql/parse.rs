@@ -148,7 +148,8 @@ pub fn parser_for(dialect: &FlinkDialect, raw: RawStatement) -> Parser<'_> {
 /// subqueries are lifted out of the tokens (sqlparser reads MATCH_RECOGNIZE after a table name
 /// only) and put back into the query by `match_input::restore`.
 fn lifting_parser(dialect: &FlinkDialect, raw: RawStatement) -> (Parser<'_>, match_input::Lifted) {
-    let (tokens, lifted) = match_input::lift(raw.tokens);
+    let tokens = super::flink_syntax::alias_after_match_recognize(raw.tokens);
+    let (tokens, lifted) = match_input::lift(tokens);
     (parser_over(dialect, tokens), lifted)
 }
 

@@ -630,6 +630,11 @@ pub fn move_query(sql: &str, into: Moved) -> String {
     if sql.to_uppercase().contains("ON CONFLICT") {
         return sql.to_string();
     }
+    // Flink drops an ORDER BY without LIMIT in a subquery or a CTE, and a view's read there:
+    // no equivalent rewrite where a statement sorts so.
+    if !matches!(into, Moved::View) && unlimited_order_by(&Tokens::of(sql).items) {
+        return sql.to_string();
+    }
     let counter = std::cell::Cell::new(0);
     per_statement(sql, |statement, words| {
         let tokens = Tokens::of(statement);
@@ -660,6 +665,35 @@ pub fn move_query(sql: &str, into: Moved) -> String {
             }
         }
     })
+}
+
+/// Whether a query (or any statement of a script) ends in an ORDER BY without LIMIT, OFFSET
+/// or FETCH (outside parentheses).
+fn unlimited_order_by(query: &[(Token, String)]) -> bool {
+    let mut depth = 0i32;
+    let (mut ordered, mut limited) = (false, false);
+    for (token, _) in query {
+        match token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::SemiColon if depth == 0 => {
+                if ordered && !limited {
+                    return true;
+                }
+                (ordered, limited) = (false, false);
+            }
+            t if depth == 0 && is_word(t, Keyword::ORDER) => ordered = true,
+            t if depth == 0
+                && (is_word(t, Keyword::LIMIT)
+                    || is_word(t, Keyword::OFFSET)
+                    || is_word(t, Keyword::FETCH)) =>
+            {
+                limited = true
+            }
+            _ => {}
+        }
+    }
+    ordered && !limited
 }
 
 /// Whether the script selects `*` (or multiplies): the order of a table's columns may then

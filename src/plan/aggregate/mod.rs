@@ -304,6 +304,15 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let aggregates = conv.aggregates.take().unwrap_or_default();
 
     let mut op = Operator::new(kind, node, span);
+    op.field_names = output
+        .columns
+        .iter()
+        .map(|c| (c.expr.canonical(), c.name.clone()))
+        .filter(|(item, _)| {
+            key_texts.contains(item) || aggregates.iter().any(|a| &a.canonical == item)
+        })
+        .collect();
+    op.written_filters = written_filters(b, select, &input)?;
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
@@ -536,4 +545,37 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
     op.fact_spans
         .insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
     facts
+}
+
+/// The filter terms beneath an aggregate as Flink's sub-plan holds them: those of the views and
+/// subqueries beneath (canonical, sorted: the tool does not keep their order), then the
+/// aggregating SELECT's own WHERE terms in the order and operand order written (red team round
+/// 24: `a AND b` and `b AND a` in two INSERTs are two aggregates to Flink).
+fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Result<Vec<String>> {
+    let own = select
+        .selection
+        .as_ref()
+        .map(crate::plan::rank::conjuncts)
+        .unwrap_or_default();
+    let mut conv = b.converter();
+    let mut own_conditions = Vec::with_capacity(own.len());
+    let mut written = Vec::with_capacity(own.len());
+    for term in own {
+        own_conditions.extend(
+            conv.condition(input, term)?
+                .conjuncts()
+                .iter()
+                .map(CExpr::canonical),
+        );
+        written.push(conv.expr(input, term)?.canonical());
+    }
+    let mut beneath: Vec<String> = input
+        .filters
+        .iter()
+        .map(CExpr::canonical)
+        .filter(|f| !own_conditions.contains(f))
+        .collect();
+    beneath.sort();
+    beneath.extend(written);
+    Ok(beneath)
 }
