@@ -1433,8 +1433,13 @@ impl<'a> Builder<'a> {
                     order_by,
                     measures,
                     rows_per_match: rows_per_match.as_ref(),
-                    after_match: after_match_skip.as_ref().map(|a| a.to_string()),
-                    pattern: pattern.to_string(),
+                    after_match: after_match_skip.as_ref().map(|a| {
+                        a.to_string()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    }),
+                    pattern: match_recognize::canonical_quantifiers(pattern).to_string(),
                     symbols,
                     alias: alias.as_ref(),
                 };

@@ -9,8 +9,8 @@ use crate::error::Result;
 use crate::facts::operators::MatchRecognizeFacts;
 use crate::source::ByteSpan;
 use sqlparser::ast::{
-    Expr, Measure, OrderByExpr, OrderBySort, RowsPerMatch, SymbolDefinition, TableAlias,
-    TableFactor,
+    Expr, MatchRecognizePattern, Measure, OrderByExpr, OrderBySort, RepetitionQuantifier,
+    RowsPerMatch, SymbolDefinition, TableAlias, TableFactor,
 };
 
 /// The parts of a MATCH_RECOGNIZE clause.
@@ -163,6 +163,35 @@ fn split_within(pattern: &str) -> (String, f64) {
 /// The pattern with its WITHIN in the largest unit that holds it whole, so that a WITHIN written
 /// in another unit (`'1' HOUR`, `'60' MINUTE`) is the same pattern, as in Flink's plan (the
 /// match node keeps the interval in milliseconds). A WITHIN not read stays as written.
+/// The pattern with each quantifier in one spelling, as Calcite reads them (a minimum and a
+/// maximum): `B{1,}` is `B+`, `B{0,}` is `B*`, `B{0,1}` is `B?`, and a group of one variable
+/// is the variable (`(B)+` is `B+`: red team round 25, Flink plans the same MATCH node).
+pub fn canonical_quantifiers(pattern: &MatchRecognizePattern) -> MatchRecognizePattern {
+    use MatchRecognizePattern as P;
+    use RepetitionQuantifier as Q;
+    fn quantifier(q: &Q) -> Q {
+        match q {
+            Q::AtLeast(1) => Q::OneOrMore,
+            Q::AtLeast(0) => Q::ZeroOrMore,
+            Q::Range(0, 1) => Q::AtMostOne,
+            Q::Reluctant(inner) => Q::Reluctant(Box::new(quantifier(inner))),
+            other => other.clone(),
+        }
+    }
+    match pattern {
+        P::Group(inner) => match canonical_quantifiers(inner) {
+            symbol @ P::Symbol(_) => symbol,
+            other => P::Group(Box::new(other)),
+        },
+        P::Concat(items) => P::Concat(items.iter().map(canonical_quantifiers).collect()),
+        P::Alternation(items) => P::Alternation(items.iter().map(canonical_quantifiers).collect()),
+        P::Repetition(inner, q) => {
+            P::Repetition(Box::new(canonical_quantifiers(inner)), quantifier(q))
+        }
+        other => other.clone(),
+    }
+}
+
 fn canonical_pattern(pattern: &str, body: &str, within_ms: f64) -> String {
     if within_ms <= 0.0 || within_ms.fract() != 0.0 {
         return pattern.to_string();
