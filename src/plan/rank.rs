@@ -161,7 +161,8 @@ fn constant_integer(e: &Expr) -> Option<i64> {
             _ => None,
         },
         Expr::Nested(inner) => constant_integer(inner),
-        // A constant cast to an integer type is that constant (Flink folds it).
+        // A constant cast to an integer type is that constant (Flink folds it), a string of
+        // digits too (`CAST('3' AS INT)`: red team round 24, Flink plans ranks 1..3).
         Expr::Cast {
             expr: inner,
             data_type,
@@ -169,7 +170,20 @@ fn constant_integer(e: &Expr) -> Option<i64> {
         } if ["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT"]
             .contains(&data_type.to_string().to_uppercase().as_str()) =>
         {
-            constant_integer(inner)
+            match inner.as_ref() {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(text) => {
+                        let digits = text.trim();
+                        let unsigned = digits.strip_prefix(['-', '+']).unwrap_or(digits);
+                        if unsigned.is_empty() || !unsigned.bytes().all(|c| c.is_ascii_digit()) {
+                            return None;
+                        }
+                        digits.parse::<i64>().ok()
+                    }
+                    _ => constant_integer(inner),
+                },
+                _ => constant_integer(inner),
+            }
         }
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
