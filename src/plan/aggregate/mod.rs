@@ -312,7 +312,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             key_texts.contains(item) || aggregates.iter().any(|a| &a.canonical == item)
         })
         .collect();
-    op.written_filters = written_filters(b, select, &input)?;
+    op.written_filters = written_filters(b, select, &input);
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
@@ -551,7 +551,9 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
 /// subqueries beneath (canonical, sorted: the tool does not keep their order), then the
 /// aggregating SELECT's own WHERE terms in the order and operand order written (red team round
 /// 24: `a AND b` and `b AND a` in two INSERTs are two aggregates to Flink).
-fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Result<Vec<String>> {
+fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Vec<String> {
+    let mut beneath: Vec<String> = input.filters.iter().map(CExpr::canonical).collect();
+    beneath.sort();
     let own = select
         .selection
         .as_ref()
@@ -561,21 +563,16 @@ fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Result
     let mut own_conditions = Vec::with_capacity(own.len());
     let mut written = Vec::with_capacity(own.len());
     for term in own {
-        own_conditions.extend(
-            conv.condition(input, term)?
-                .conjuncts()
-                .iter()
-                .map(CExpr::canonical),
-        );
-        written.push(conv.expr(input, term)?.canonical());
+        // The WHERE converted as a whole already; a term that does not convert on its own
+        // leaves the terms as a set (sharing is then claimed by them).
+        let (Ok(condition), Ok(value)) = (conv.condition(input, term), conv.expr(input, term))
+        else {
+            return beneath;
+        };
+        own_conditions.extend(condition.conjuncts().iter().map(CExpr::canonical));
+        written.push(value.canonical());
     }
-    let mut beneath: Vec<String> = input
-        .filters
-        .iter()
-        .map(CExpr::canonical)
-        .filter(|f| !own_conditions.contains(f))
-        .collect();
-    beneath.sort();
+    beneath.retain(|f| !own_conditions.contains(f));
     beneath.extend(written);
-    Ok(beneath)
+    beneath
 }
