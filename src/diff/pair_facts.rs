@@ -276,6 +276,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
         regrouped: pair.regrouped,
         shared_operators_split: pair.sharing.split.clone(),
         shared_operators_merged: pair.sharing.merged.clone(),
+        operators_already_computed: pair.sharing.already_computed.clone(),
         hints_changed: hint_options::changed(&hints(pair.old), &hints(pair.new)),
         hint_names_changed: hint_options::names_changed(&hints(pair.old), &hints(pair.new)),
         state_ttl_changed,

@@ -9,11 +9,11 @@
 //! plans before it have the same facts (the facts name the columns, filters and sources they
 //! read: a stateful operator beneath another one is part of its sub-plan) and an aggregate's
 //! fields have the same names (Flink names its keys and calls by their aliases) and its filter
-//! terms are written in the same order (Flink's Calc keeps it: red team round 24), however the
-//! clauses are written (one view read by both, the same text inline, other table aliases:
-//! plan lab, job compiles). Flink's sub-plans must also agree in what the tool does not hold
-//! (a comparison's operands in the order written): the tool then claims a sharing Flink does
-//! not plan, the safe side as long as both jobs are alike in it.
+//! terms and their operands are written in the same order (Flink's Calc keeps it: red team
+//! round 24), however the clauses are written (one view read by both, the same text inline,
+//! other table aliases: plan lab, job compiles). Where Flink's sub-plans differ in something
+//! the tool does not hold, the tool claims a sharing Flink does not plan, the safe side as long
+//! as both jobs are alike in it.
 
 use super::matching::QueryPair;
 use crate::plan::{Operator, Plan, QueryPlan};
@@ -31,6 +31,13 @@ pub struct SharingChange {
     pub split: Vec<String>,
     /// Operators the query shares in the new job with queries it did not share them with.
     pub merged: Vec<String>,
+    /// For a query only the new job has: its operators the new job computes once with queries
+    /// both jobs have, which computed them alike in the old job. The state is in the savepoint;
+    /// the added query reads the operator that holds it (red team round 24, plan lab: the job
+    /// gains no stateful node). As `kind computed with a, b`.
+    pub already_computed: Vec<String>,
+    /// Those operators, by their index in the query's operators.
+    pub already_computed_operators: Vec<usize>,
 }
 
 /// Per query pair (in order), how the sharing of its operators changed. Only queries both jobs
@@ -47,13 +54,18 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
             })
             .collect()
     };
-    let old_partners = partners(old, &index(true));
-    let new_partners = partners(new, &index(false));
+    let (old_keys, new_keys) = (sub_plan_keys(old), sub_plan_keys(new));
+    let old_partners = partners_by_keys(old, &index(true), &old_keys);
+    let new_partners = partners_by_keys(new, &index(false), &new_keys);
     pairs
         .iter()
         .enumerate()
         .map(|(i, pair)| {
             let mut change = SharingChange::default();
+            if let (None, Some(added)) = (pair.old, pair.new) {
+                already_computed(pairs, added, (&old_keys, &new_keys), &mut change);
+                return change;
+            }
             if pair.old.is_none() || pair.new.is_none() {
                 return change;
             }
@@ -133,36 +145,104 @@ type OperatorAt = (usize, *const Operator);
 /// The job and the hashes of the facts of an operator and of the operators planned before it.
 type SubPlan = (usize, Vec<u64>);
 
+/// Per query of a plan that reuses sub-plans, the sub-plan of each of its operators (as in
+/// [`partners`]).
+type SubPlanKeys = HashMap<*const QueryPlan, Vec<SubPlan>>;
+
+fn sub_plan_keys(plan: &Plan) -> SubPlanKeys {
+    plan.queries
+        .iter()
+        .filter(|query| reuses_sub_plans(plan, query))
+        .map(|query| {
+            let mut prefix: Vec<u64> = Vec::with_capacity(query.operators.len());
+            let keys = query
+                .operators
+                .iter()
+                .map(|op| {
+                    prefix.push(sub_plan_hash(op));
+                    (query.job, prefix.clone())
+                })
+                .collect();
+            (query as *const QueryPlan, keys)
+        })
+        .collect()
+}
+
+/// Records in `change` the operators of the `added` query that a query both jobs have computes
+/// alike with it in the new job and computed alike in the old one.
+fn already_computed(
+    pairs: &[QueryPair],
+    added: &QueryPlan,
+    (old_keys, new_keys): (&SubPlanKeys, &SubPlanKeys),
+    change: &mut SharingChange,
+) {
+    let Some(added_keys) = new_keys.get(&(added as *const QueryPlan)) else {
+        return;
+    };
+    for (index, (op, (_, prefix))) in added.operators.iter().zip(added_keys).enumerate() {
+        let at = prefix.len() - 1;
+        let holders: Vec<&str> = pairs
+            .iter()
+            .filter_map(|p| {
+                let (o, n) = (p.old?, p.new?);
+                let alike = |keys: &SubPlanKeys, query: &QueryPlan, job: usize| {
+                    keys.get(&(query as *const QueryPlan))
+                        .and_then(|k| k.get(at))
+                        .is_some_and(|key| key.0 == job && &key.1 == prefix)
+                };
+                (alike(new_keys, n, added.job) && alike(old_keys, o, o.job))
+                    .then_some(n.name.as_str())
+            })
+            .collect();
+        if !holders.is_empty() {
+            change.already_computed.push(format!(
+                "{} computed with {}",
+                op.kind.name(),
+                holders.join(", ")
+            ));
+            change.already_computed_operators.push(index);
+        }
+    }
+}
+
+/// The hash of what makes an operator's sub-plan alike (with those of the operators before it).
+fn sub_plan_hash(op: &Operator) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    op.kind.name().hash(&mut hasher);
+    op.facts_text().hash(&mut hasher);
+    // Flink's sub-plans are alike only under the same field names (an aggregate call
+    // is named by its alias). Where the tool does not know them, it claims the sharing:
+    // an operator believed shared that is not gives a too severe verdict when it
+    // splits, one believed apart that is shared a wrong "compatible".
+    op.field_names.hash(&mut hasher);
+    op.written_filters.hash(&mut hasher);
+    hasher.finish()
+}
+
 fn partners(plan: &Plan, pair_of: &HashMap<*const QueryPlan, usize>) -> Partners {
-    let mut groups: HashMap<SubPlan, BTreeSet<usize>> = HashMap::new();
-    let mut keys: Vec<(OperatorAt, SubPlan)> = Vec::new();
+    partners_by_keys(plan, pair_of, &sub_plan_keys(plan))
+}
+
+fn partners_by_keys(
+    plan: &Plan,
+    pair_of: &HashMap<*const QueryPlan, usize>,
+    sub_plans: &SubPlanKeys,
+) -> Partners {
+    let mut groups: HashMap<&SubPlan, BTreeSet<usize>> = HashMap::new();
+    let mut keys: Vec<(OperatorAt, &SubPlan)> = Vec::new();
     for query in &plan.queries {
-        let Some(&pair) = pair_of.get(&(query as *const QueryPlan)) else {
+        let at = query as *const QueryPlan;
+        let (Some(&pair), Some(query_keys)) = (pair_of.get(&at), sub_plans.get(&at)) else {
             continue;
         };
-        if !reuses_sub_plans(plan, query) {
-            continue;
-        }
-        let mut prefix: Vec<u64> = Vec::with_capacity(query.operators.len());
-        for op in &query.operators {
-            let mut hasher = DefaultHasher::new();
-            op.kind.name().hash(&mut hasher);
-            op.facts_text().hash(&mut hasher);
-            // Flink's sub-plans are alike only under the same field names (an aggregate call
-            // is named by its alias). Where the tool does not know them, it claims the sharing:
-            // an operator believed shared that is not gives a too severe verdict when it
-            // splits, one believed apart that is shared a wrong "compatible".
-            op.field_names.hash(&mut hasher);
-            op.written_filters.hash(&mut hasher);
-            prefix.push(hasher.finish());
-            let key = (query.job, prefix.clone());
-            groups.entry(key.clone()).or_default().insert(pair);
+        for (op, key) in query.operators.iter().zip(query_keys) {
+            groups.entry(key).or_default().insert(pair);
             keys.push(((pair, op as *const Operator), key));
         }
     }
     keys.into_iter()
         .map(|(at, key)| {
-            let mut others = groups.get(&key).cloned().unwrap_or_default();
+            let mut others = groups.get(key).cloned().unwrap_or_default();
             others.remove(&at.0);
             (at, others)
         })

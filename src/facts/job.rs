@@ -103,6 +103,8 @@ facts! {
         pub shared_operators_split: Vec<String>,
         /// the query's stateful operators it now computes once with other queries of its job, which it did not before (two operators become one), as in shared_operators_split
         pub shared_operators_merged: Vec<String>,
+        /// for a query only the new script has: its stateful operators the new job computes once with queries both scripts have, which computed them alike in the old job (the state is in the savepoint), as `kind computed with a, b`
+        pub operators_already_computed: Vec<String>,
         /// the hints added or removed (a hint changed is both), as `NAME.option` per option (`LOOKUP.max-attempts`), `NAME` for a hint without options
         pub hints_changed: Vec<String>,
         /// the names of the hints added or removed (`BROADCAST`, `STATE_TTL`, ...; a changed ON CONFLICT clause or INSERT OVERWRITE by its first words), sorted

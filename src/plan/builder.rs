@@ -259,6 +259,10 @@ fn plan_statement(
             .collect(),
         filter_texts: builder.filter_spans.keys().map(String::as_str).collect(),
     };
+    // The joins first carry only what is read above them, every aggregate call counted as
+    // read: an aggregate beneath a join whose call only the join carried reads as unread
+    // (plan lab: a view's `COUNT(*) AS n` joined on its key alone is dropped).
+    let mut removed = super::join_prune::unread_join_columns(&mut operators, &reads, &[]);
     let unread_calls = super::prune::unread_aggregates(&mut operators, &reads);
     super::aggregate::window_tvf::mark_attached(&mut operators, &builder.window_aggregates);
     super::aggregate::reduce::reduce_variances(&mut operators);
@@ -269,7 +273,25 @@ fn plan_statement(
         &whole_row_overs,
         &unread_calls,
     );
-    super::join_prune::unread_join_columns(&mut operators, &reads, &unread_calls);
+    removed.extend(super::join_prune::unread_join_columns(
+        &mut operators,
+        &reads,
+        &unread_calls,
+    ));
+    // The table an outer join Flink removes read is no longer read, when scanned once.
+    for side in removed {
+        builder.notes.assume(
+            format!(
+                "an outer join whose padded input (`{}`) is unique on the join keys and read by nothing above is removed: Flink plans no join for it",
+                side.instance
+            ),
+            Some(side.span),
+        );
+        if builder.scans.get(&side.instance) == Some(&1) {
+            builder.sources.retain(|s| *s != side.instance);
+            source_tables.retain(|t| t.source_name() != Some(side.instance.as_str()));
+        }
+    }
     super::sort::drop_sorts_beneath_state(&mut operators, builder.notes);
     super::rank::compare_fields_by_type(&mut operators);
     Ok(QueryPlan {
@@ -363,6 +385,8 @@ pub struct Builder<'a> {
     scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
+    /// How many join inputs were tagged (`tag_join_input`).
+    join_inputs_tagged: usize,
     /// Joins compared as a whole, read in FROM, finished by their SELECT.
     pub opaque_joins: Vec<join::OpaqueJoin>,
     /// The stateful joins planned: their operator's position and every column of each input
@@ -424,6 +448,7 @@ impl<'a> Builder<'a> {
             option_hints: BTreeMap::new(),
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
+            join_inputs_tagged: 0,
             opaque_joins: Vec::new(),
             join_inputs: Vec::new(),
             aggregates_over_joins: Vec::new(),
@@ -1297,6 +1322,7 @@ impl<'a> Builder<'a> {
     fn from(&mut self, from: &[TableWithJoins], span: ByteSpan) -> Result<Relation> {
         let mut relation: Option<Relation> = None;
         for item in from {
+            let mut first_input = None;
             let mut current = match relation.take() {
                 // `FROM t, UNNEST(t.arr)`: the correlate reads the items before it.
                 Some(left) if correlate::is_correlate(&item.relation) => {
@@ -1305,7 +1331,10 @@ impl<'a> Builder<'a> {
                 }
                 before => {
                     relation = before;
-                    self.table_factor(&item.relation)?
+                    let start = self.operators.len();
+                    let factor = self.table_factor(&item.relation)?;
+                    first_input = Some(self.tag_join_input(start));
+                    factor
                 }
             };
             // The input the output of the previous join of this chain is (join::join).
@@ -1323,8 +1352,13 @@ impl<'a> Builder<'a> {
                     )?;
                     continue;
                 }
+                let start = self.operators.len();
                 let right = self.table_factor(&join.relation)?;
                 let join_span = self.span(join);
+                let inputs = join::JoinInputs {
+                    left: first_input.take(),
+                    right: Some(self.tag_join_input(start)),
+                };
                 current = join::join(
                     self,
                     current,
@@ -1333,6 +1367,7 @@ impl<'a> Builder<'a> {
                     &join.relation,
                     join_span,
                     &mut chain,
+                    inputs,
                 )?;
             }
             relation = Some(match relation {
@@ -1346,10 +1381,21 @@ impl<'a> Builder<'a> {
                     &item.relation,
                     span,
                     &mut None,
+                    join::JoinInputs::default(),
                 )?,
             });
         }
         Ok(relation.unwrap_or_default())
+    }
+
+    /// Tags the operators planned from `start` on as those of one join input; its id.
+    fn tag_join_input(&mut self, start: usize) -> usize {
+        self.join_inputs_tagged += 1;
+        let id = self.join_inputs_tagged;
+        for op in self.operators.iter_mut().skip(start) {
+            op.join_inputs.push(id);
+        }
+        id
     }
 
     fn table_factor(&mut self, factor: &TableFactor) -> Result<Relation> {

@@ -128,6 +128,9 @@ pub struct PendingJoin {
     /// The terms of its ON, then of the WHERE above, canonical, in the order they are written:
     /// Flink keys the join's state by its equalities in that order.
     pub written: Vec<String>,
+    /// The input an outer join pads with NULLs, when it is unique on a key (see
+    /// `Operator::padded_input`).
+    pub padded_input: Option<crate::plan::PaddedInput>,
 }
 
 impl PendingJoin {
@@ -269,6 +272,15 @@ fn natural_columns(left: &Relation, right: &Relation) -> Option<Vec<String>> {
 /// A join in FROM: a semi or anti join is compared as a whole; the others wait for their SELECT.
 /// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
 /// it becomes the input this join's output is, for the next join of the chain.
+/// The ids the operators planned for each input of a join carry (`Operator::join_inputs`);
+/// none for an input the tool does not follow (the output of the previous join of a chain).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JoinInputs {
+    pub left: Option<usize>,
+    pub right: Option<usize>,
+}
+
+#[allow(clippy::too_many_arguments)]
 pub fn join(
     b: &mut Builder,
     mut left: Relation,
@@ -277,6 +289,7 @@ pub fn join(
     factor: &TableFactor,
     span: ByteSpan,
     chain: &mut Option<Side>,
+    inputs: JoinInputs,
 ) -> Result<Relation> {
     let left_side = chain.take().unwrap_or_else(|| Side::of(&left));
     let (join_type, constraint) = match operator {
@@ -340,6 +353,15 @@ pub fn join(
     let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
     let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
     let right_tables = right.base_tables.clone();
+    let padded_input = match join_type {
+        "LEFT" => right.unique_key.as_ref().zip(inputs.right),
+        "RIGHT" => left.unique_key.as_ref().zip(inputs.left),
+        _ => None,
+    }
+    .map(|(key, id)| crate::plan::PaddedInput {
+        key: key.iter().map(CExpr::canonical).collect(),
+        id,
+    });
     let mut joined = left.beside(right);
     joined.sides_below = left_reach
         .unwrap_or_default()
@@ -464,6 +486,7 @@ pub fn join(
         carried: BTreeSet::new(),
         windows: if both_windows { windows } else { Vec::new() },
         written,
+        padded_input,
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
         pending.add_term(term, false);

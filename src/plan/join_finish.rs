@@ -600,6 +600,9 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
         _ => "stream-exec-join",
     };
     let mut op = Operator::new(kind, node, join.span);
+    if kind == OperatorKind::Join {
+        op.padded_input = join.padded_input.clone();
+    }
     let mut filters = join.input_filters.clone();
     filters.extend(join.filters.iter().cloned());
     let base = JoinBase {

@@ -57,6 +57,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+/// The input an outer join pads with NULLs, unique on `key`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaddedInput {
+    /// Its unique key, canonical columns.
+    pub key: Vec<String>,
+    /// The id its operators carry in `Operator::join_inputs`: they go with the join.
+    pub id: usize,
+}
+
 /// One stateful operator with the facts that describe its state.
 #[derive(Debug, Clone)]
 pub struct Operator {
@@ -90,6 +99,11 @@ pub struct Operator {
     /// Stored fields compared by their type rather than their text, `(canonical, typed)`:
     /// applied by `rank::compare_fields_by_type` once the query is planned.
     pub retyped: Vec<(String, String)>,
+    /// For an outer join: the side it pads with NULLs, when that side is unique on a key;
+    /// `join_prune` removes the join when nothing reads that side but the join's own condition.
+    pub padded_input: Option<PaddedInput>,
+    /// The join inputs the operator is planned in (see [`PaddedInput::id`]).
+    pub join_inputs: Vec<usize>,
     /// What surrounds a source table's scan (e.g. which of its columns the query reads): rules
     /// may read it through the pair's derived facts, but it is not the operator's own.
     pub context: SourceContext,
@@ -110,6 +124,8 @@ impl Operator {
             field_names: Vec::new(),
             written_filters: Vec::new(),
             retyped: Vec::new(),
+            padded_input: None,
+            join_inputs: Vec::new(),
             context: SourceContext::default(),
         }
     }

@@ -108,10 +108,14 @@ fn beneath_ranking(owner: usize, operators: &[Operator]) -> bool {
 
 /// Whether the output of aggregate call `call` of operator `owner` is read above it.
 fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads) -> bool {
-    if reads.exprs.iter().any(|e| reads_output(e, call)) {
+    // Above another aggregate reading this one's output, what the query writes and filters is
+    // that aggregate's: its own `COUNT(*)` is no read of this one's (plan lab: a view's
+    // `COUNT(*) AS n` joined on its key alone, under a GROUP BY counting rows, is dropped).
+    let read_directly = !aggregated_above(owner, operators);
+    if read_directly && reads.exprs.iter().any(|e| reads_output(e, call)) {
         return true;
     }
-    if reads.filter_texts.iter().any(|t| names(t, call)) {
+    if read_directly && reads.filter_texts.iter().any(|t| names(t, call)) {
         return true;
     }
     // Operators are listed upstream first: only those after the aggregate can read its output
@@ -125,6 +129,32 @@ fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads)
             other.update(|own: &mut Aggregates| own.retain_calls(|a| a != call));
         }
         other.searchable_text().iter().any(|text| names(text, call))
+    })
+}
+
+/// Whether a group aggregate above the group aggregate `owner` reads its output: one planned
+/// after it, in no join input it is not in, whose facts name one of its keys.
+fn aggregated_above(owner: usize, operators: &[Operator]) -> bool {
+    let op = &operators[owner];
+    if op.kind != OperatorKind::GroupAggregate {
+        return false;
+    }
+    let Ok(keys) = op.read::<GroupAggregateFacts>().map(|f| f.keys) else {
+        return false;
+    };
+    if keys.is_empty() {
+        return false;
+    }
+    operators.iter().skip(owner + 1).any(|other| {
+        other.kind == OperatorKind::GroupAggregate
+            && other
+                .join_inputs
+                .iter()
+                .all(|id| op.join_inputs.contains(id))
+            && other
+                .searchable_text()
+                .iter()
+                .any(|text| keys.iter().any(|k| names(text, k)))
     })
 }
 

@@ -437,7 +437,22 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
         .unwrap_or(Verdict::FullyCompatible);
     let operators = operators
         .into_iter()
-        .map(|mut op| {
+        .zip(&pair.operators)
+        .map(|(mut op, op_pair)| {
+            // An added query reading an operator a kept query computes alike in both jobs
+            // reads the state that query restores.
+            let already_computed = op_pair.new.zip(pair.new).is_some_and(|(o, query)| {
+                pair.sharing
+                    .already_computed_operators
+                    .iter()
+                    .any(|&i| query.operators.get(i).is_some_and(|q| std::ptr::eq(q, o)))
+            });
+            if already_computed && op.verdict <= Verdict::PartiallyCompatible {
+                let mut reused = std::mem::take(&mut op.state.starts_empty);
+                reused.append(&mut op.state.reused);
+                op.state.reused = reused;
+                op.state.operator = "reused".into();
+            }
             if op.status != QueryStatus::Added
                 && op.status != QueryStatus::Removed
                 && surrounding >= Verdict::Unknown

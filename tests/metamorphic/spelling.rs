@@ -389,6 +389,23 @@ fn comparison_at(
     }
 }
 
+/// Whether a script writes a comparison with a literal first (`0 < amount`). Flink keeps the
+/// operands in the order written, and two INSERTs of a statement set filtering alike with the
+/// operands in other orders compute an aggregate twice (plan lab): flipping only the comparisons
+/// written column first would change which INSERTs share it.
+pub fn writes_literal_first(sql: &str) -> bool {
+    let tokens = Tokens::of(sql);
+    (0..tokens.items.len()).any(|i| {
+        is_literal(&tokens.items[i].0)
+            && tokens.next_significant(i).is_some_and(|op| {
+                matches!(
+                    tokens.items[op].0,
+                    Token::Eq | Token::Neq | Token::Lt | Token::Gt | Token::LtEq | Token::GtEq
+                )
+            })
+    })
+}
+
 /// Spells comparisons another way: `c = 'x'` as `'x' = c`, `c < 5` as `5 > c`, `c <> 5` as
 /// `NOT (c = 5)`; ranking filters and pattern definitions keep their spelling.
 pub fn respell_predicates(sql: &str, skip: &BTreeSet<String>) -> String {

@@ -29,6 +29,12 @@ pub fn put_facts(op: &mut Operator, grouped: Grouped, grouping_sets: String) {
 pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> Result<Relation> {
     let where_span = select.selection.as_ref().map(|w| b.span(w));
     distinct_rows(b, b.span(select), &relation, where_span, true);
+    let mut relation = relation;
+    // Its rows are unique on its columns (plan lab: Flink removes a LEFT JOIN of a DISTINCT
+    // subquery on all its columns when nothing above reads them).
+    if relation.window.is_none() && relation.open_tables.is_empty() {
+        relation.unique_key = Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
+    }
     Ok(relation)
 }
 

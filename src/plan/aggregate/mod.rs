@@ -7,6 +7,7 @@ mod group_window;
 pub(super) mod phases;
 pub(super) mod reduce;
 pub(super) mod window_tvf;
+mod written_filters;
 pub use group::keys_of_sets;
 
 pub use group::{distinct_rows, select_distinct};
@@ -312,7 +313,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             key_texts.contains(item) || aggregates.iter().any(|a| &a.canonical == item)
         })
         .collect();
-    op.written_filters = written_filters(b, select, &input);
+    op.written_filters = written_filters::written_filters(b, select, &input);
     let keys_span = keys
         .iter()
         .fold(ByteSpan::default(), |acc, (_, s)| acc.union(*s));
@@ -545,34 +546,4 @@ fn emit_facts(b: &Builder, op: &mut Operator) -> Emit {
     op.fact_spans
         .insert(crate::facts::aggregate::WindowAggregateFacts::emit, span);
     facts
-}
-
-/// The filter terms beneath an aggregate as Flink's sub-plan holds them: those of the views and
-/// subqueries beneath (canonical, sorted: the tool does not keep their order), then the
-/// aggregating SELECT's own WHERE terms in the order and operand order written (red team round
-/// 24: `a AND b` and `b AND a` in two INSERTs are two aggregates to Flink).
-fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Vec<String> {
-    let mut beneath: Vec<String> = input.filters.iter().map(CExpr::canonical).collect();
-    beneath.sort();
-    let own = select
-        .selection
-        .as_ref()
-        .map(crate::plan::rank::conjuncts)
-        .unwrap_or_default();
-    let mut conv = b.converter();
-    let mut own_conditions = Vec::with_capacity(own.len());
-    let mut written = Vec::with_capacity(own.len());
-    for term in own {
-        // The WHERE converted as a whole already; a term that does not convert on its own
-        // leaves the terms as a set (sharing is then claimed by them).
-        let (Ok(condition), Ok(value)) = (conv.condition(input, term), conv.expr(input, term))
-        else {
-            return beneath;
-        };
-        own_conditions.extend(condition.conjuncts().iter().map(CExpr::canonical));
-        written.push(value.canonical());
-    }
-    beneath.retain(|f| !own_conditions.contains(f));
-    beneath.extend(written);
-    beneath
 }
