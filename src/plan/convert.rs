@@ -693,7 +693,11 @@ impl<'a> Converter<'a> {
                     .into(),
                     args,
                 };
-                simplified_case(call, |e| self.known_type(e))
+                // A window's key or an OVER call's argument is projected before Calcite folds
+                // a constant condition (red team round 28: `CASE WHEN TRUE THEN x END` there is
+                // a column more in the OVER's row), as an arithmetic identity is; a CASE of one
+                // result is that result there too (red team round 26).
+                simplified_case(call, !self.keep_identities, |e| self.known_type(e))
             }
             Expr::Function(function) => self.function(rel, function, self.span(expr))?,
             // `EXTRACT(HOUR FROM ts)`, as `HOUR(ts)` is (`date_part`).
@@ -820,7 +824,7 @@ impl<'a> Converter<'a> {
 
     /// The type of `value` when the tool knows it: a source column's declared type, a cast's
     /// target (canonical, without NOT NULL).
-    fn known_type(&self, value: &CExpr) -> Option<String> {
+    pub fn known_type(&self, value: &CExpr) -> Option<String> {
         let data_type = match value {
             CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
                 [_, CExpr::Literal(target)] => target.clone(),
@@ -1291,7 +1295,11 @@ fn literal_type(value: &CExpr) -> Option<&'static str> {
 /// FALSE dropped, the result of a first branch whose condition is the constant TRUE, the one
 /// result of a CASE whose results (its ELSE included) are all the same (red team round 21: Flink
 /// then computes nothing, `CASE WHEN TRUE THEN status END` is `status`).
-fn simplified_case(call: CExpr, known_type: impl Fn(&CExpr) -> Option<String>) -> CExpr {
+fn simplified_case(
+    call: CExpr,
+    fold_constant_conditions: bool,
+    known_type: impl Fn(&CExpr) -> Option<String>,
+) -> CExpr {
     let CExpr::Call { name, args } = &call else {
         return call;
     };
@@ -1322,6 +1330,9 @@ fn simplified_case(call: CExpr, known_type: impl Fn(&CExpr) -> Option<String>) -
         if results.iter().all(|r| *r == other) {
             return other.clone();
         }
+    }
+    if !fold_constant_conditions {
+        return call;
     }
     // A CASE has the type of all its results (`CASE WHEN 1 = 1 THEN int_col ELSE bigint_col
     // END` is a BIGINT: Flink keeps `CAST(int_col AS BIGINT)`, red team round 23): the branch
@@ -1360,7 +1371,7 @@ fn simplified_case(call: CExpr, known_type: impl Fn(&CExpr) -> Option<String>) -
 /// The type of a CASE whose results have `types` (canonical, without NOT NULL), when the tool
 /// can tell: one type, integers (the widest), or numbers with a FLOAT or DOUBLE (the widest
 /// of those), as Calcite's `leastRestrictive` gives them.
-fn least_restrictive(types: &[String]) -> Option<String> {
+pub fn least_restrictive(types: &[String]) -> Option<String> {
     let first = types.first()?;
     if types.iter().all(|t| t == first) {
         return Some(first.clone());

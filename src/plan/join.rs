@@ -291,7 +291,6 @@ pub fn join(
     chain: &mut Option<Side>,
     inputs: JoinInputs,
 ) -> Result<Relation> {
-    let left_side = chain.take().unwrap_or_else(|| Side::of(&left));
     let (join_type, constraint) = match operator {
         JoinOperator::Join(c) | JoinOperator::Inner(c) => ("INNER", Some(c)),
         JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT", Some(c)),
@@ -302,6 +301,23 @@ pub fn join(
         JoinOperator::LeftAnti(c) | JoinOperator::Anti(c) => ("ANTI", Some(c)),
         _ => ("OTHER", None),
     };
+    // The input an outer join pads, when unique on a key (`Operator::padded_input`). Its
+    // constant columns are NULL where the join pads: they are read as columns of that input
+    // (red team round 27: `COUNT(b.flag)` of `(SELECT user_id, 1 AS flag ...) b` reads it).
+    let padded_key = match join_type {
+        "LEFT" => right.unique_key.clone().zip(inputs.right),
+        "RIGHT" => left.unique_key.clone().zip(inputs.left),
+        _ => None,
+    };
+    if let Some((key, _)) = &padded_key {
+        let padded = if join_type == "LEFT" {
+            &mut right
+        } else {
+            &mut left
+        };
+        constants_as_columns(padded, key);
+    }
+    let left_side = chain.take().unwrap_or_else(|| Side::of(&left));
     let version = match factor {
         TableFactor::Table {
             version: Some(TableVersion::ForSystemTimeAsOf(expr)),
@@ -353,12 +369,7 @@ pub fn join(
     let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
     let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
     let right_tables = right.base_tables.clone();
-    let padded_input = match join_type {
-        "LEFT" => right.unique_key.as_ref().zip(inputs.right),
-        "RIGHT" => left.unique_key.as_ref().zip(inputs.left),
-        _ => None,
-    }
-    .map(|(key, id)| crate::plan::PaddedInput {
+    let padded_input = padded_key.map(|(key, id)| crate::plan::PaddedInput {
         key: key.iter().map(CExpr::canonical).collect(),
         id,
     });
@@ -491,6 +502,21 @@ pub fn join(
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
         pending.add_term(term, false);
     }
+    // Flink sees the padded input unique only on keys it compares without a cast (but of
+    // nullability): `o.big = d.int_key` casts the INT key, and the join stays (red team round
+    // 27); `o.int_col = d.big_key` casts the other side.
+    if let Some(padded) = &pending.padded_input {
+        let conv = b.converter();
+        let alike = padded.key.iter().all(|key| {
+            pending
+                .conditions
+                .iter()
+                .any(|term| equated_without_cast(&conv, term, key))
+        });
+        if !alike {
+            pending.padded_input = None;
+        }
+    }
     joined.filters.extend(pending.filters.iter().cloned());
     if kind == OperatorKind::LookupJoin {
         // What a lookup join outputs from the dimension table depends on how it looks it up:
@@ -542,6 +568,38 @@ pub fn join(
     );
     b.pending_joins.push(pending);
     Ok(joined)
+}
+
+/// The constant columns of `input` as columns of the table its key is of.
+fn constants_as_columns(input: &mut Relation, key: &[CExpr]) {
+    let Some((table, _)) = key.first().and_then(CExpr::as_column) else {
+        return;
+    };
+    let table = table.to_string();
+    for column in input.columns.iter_mut() {
+        if column.expr.is_row_free() {
+            column.expr = CExpr::column(&table, &column.name);
+        }
+    }
+}
+
+/// Whether `term` equates the column `key` with a value Flink casts to the key's type, if at
+/// all, rather than the key to the value's: the key's known type is the wider one.
+fn equated_without_cast(conv: &super::convert::Converter, term: &CExpr, key: &str) -> bool {
+    let CExpr::Binary { op, left, right } = term else {
+        return false;
+    };
+    let (own, other) = if left.canonical() == key {
+        (left, right)
+    } else if right.canonical() == key {
+        (right, left)
+    } else {
+        return false;
+    };
+    let (Some(own), Some(other)) = (conv.known_type(own), conv.known_type(other)) else {
+        return false;
+    };
+    op == "=" && super::convert::least_restrictive(&[own.clone(), other]).as_ref() == Some(&own)
 }
 
 /// The time attribute a `FOR SYSTEM_TIME AS OF` expression names, if it is a column.

@@ -93,9 +93,11 @@ pub struct Operator {
     /// calls, by the select item's alias): Flink computes an operator once for several queries
     /// of a job only under the same field names. `(canonical item, name)`, in output order.
     pub field_names: Vec<(String, String)>,
-    /// The filter terms beneath an aggregate in the order they are written (canonical): Flink's
-    /// sub-plans differ in it, so two queries filtering alike in another order share nothing.
-    pub written_filters: Vec<String>,
+    /// What Flink's digest of an aggregate's sub-plan holds that its facts do not: the filter
+    /// terms beneath in the order written, the names of the input fields it reads, its calls
+    /// and keys as written (`aggregate::written_digest`). Two queries of a job alike in their
+    /// facts but not in this share nothing.
+    pub written_digest: Vec<String>,
     /// Stored fields compared by their type rather than their text, `(canonical, typed)`:
     /// applied by `rank::compare_fields_by_type` once the query is planned.
     pub retyped: Vec<(String, String)>,
@@ -122,7 +124,7 @@ impl Operator {
             display: BTreeMap::new(),
             state_items: Vec::new(),
             field_names: Vec::new(),
-            written_filters: Vec::new(),
+            written_digest: Vec::new(),
             retyped: Vec::new(),
             padded_input: None,
             join_inputs: Vec::new(),

@@ -289,7 +289,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         ));
     }
     let order_expr = &spec.order_by[0];
-    let order = b.converter().expr(&input, &order_expr.expr)?;
+    let order = b.converter().window_key(&input, &order_expr.expr)?;
     let order_time = match &order_expr.expr {
         Expr::Identifier(i) => input
             .resolve(None, &i.value)
@@ -373,7 +373,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             .map(|e| b.converter().window_key(&input, e).map(|c| c.canonical()))
             .collect::<Result<_>>()?;
         let other_order = match other.order_by.first() {
-            Some(o) => b.converter().expr(&input, &o.expr)?.canonical(),
+            Some(o) => b.converter().window_key(&input, &o.expr)?.canonical(),
             None => String::new(),
         };
         let other_frame = frame_of(b, other, *other_span)?;
@@ -529,7 +529,11 @@ fn over_expr(
             let mut conv: Converter = b.converter();
             conv.qualify_display = qualify;
             let name = plain.name.to_string().to_uppercase();
+            // Flink computes an argument beneath the window as written: `qty * 1` is a field
+            // of the row the OVER stores, not `qty` (red team round 26, N FS1).
+            conv.keep_identities = true;
             let (args, distinct) = conv.function_args(input, &plain)?;
+            conv.keep_identities = false;
             let origin = conv.origin_of(&name);
             let call = CExpr::Call {
                 name: name.clone(),

@@ -82,6 +82,13 @@ pub fn from_flink(node: &Value) -> Normal {
                 let r: Vec<String> = r.iter().map(|x| x.to_string()).collect();
                 attrs.insert("range", r.join(".."));
             }
+            // Whether a Top-N outputs its rank number (a window Top-N's, the tool lists it among
+            // its outputs).
+            if let (Some(output), "rank") =
+                (get("rank_output").and_then(Value::as_bool), kind.as_str())
+            {
+                attrs.insert("rank_output", output.to_string());
+            }
         }
         "join" | "interval-join" | "temporal-join" | "window-join" => {
             if let Some(t) = text(get("join_type")) {
@@ -180,6 +187,11 @@ pub fn from_tool(op: &Operator) -> Option<Normal> {
             }
             if let (Some(s), Some(e)) = (text(get("rank_start")), text(get("rank_end"))) {
                 attrs.insert("range", format!("{s}..{e}"));
+            }
+            if let (Some(output), OperatorKind::TopN) =
+                (get("rank_output").and_then(Value::as_bool), op.kind)
+            {
+                attrs.insert("rank_output", output.to_string());
             }
         }
         OperatorKind::Join

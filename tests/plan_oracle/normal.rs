@@ -40,7 +40,7 @@ pub fn flink_kind(node: &str) -> String {
 
 /// `a.b.T.c` → `t.c`; anything that is not a (qualified) column → `expr`.
 pub fn field(text: &str) -> String {
-    let t = strip_self_join_suffix(strip_lookup(text.trim()));
+    let t = strip_self_join_suffix(strip_lookup(strip_identity(text.trim())));
     let parts: Vec<&str> = t.split('.').collect();
     let is_ident = |p: &str| {
         let p = p.trim_matches('`');
@@ -62,6 +62,24 @@ pub fn field(text: &str) -> String {
     } else {
         "expr".into()
     }
+}
+
+/// `c * 1`, `c + 0`, `1 * c`, ... → `c`: the tool keeps an arithmetic identity of a window's
+/// key or an OVER call's argument as written (a field of its own in the row the operator
+/// stores); Flink simplifies it to a second copy of the column there, which the lab names as
+/// the column.
+fn strip_identity(text: &str) -> &str {
+    for suffix in [" * 1", " / 1", " + 0", " - 0"] {
+        if let Some(column) = text.strip_suffix(suffix) {
+            return column;
+        }
+    }
+    for prefix in ["1 * ", "0 + "] {
+        if let Some(column) = text.strip_prefix(prefix) {
+            return column;
+        }
+    }
+    text
 }
 
 /// The tool names a column of a looked-up table `lookup[condition]:table.column`; Flink names
