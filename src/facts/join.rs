@@ -18,6 +18,17 @@ facts! {
     }
 }
 
+impl JoinBase {
+    /// The columns (or expressions) on either side of its key equalities, canonical.
+    pub fn key_columns(&self) -> Vec<&str> {
+        self.join_keys
+            .iter()
+            .flat_map(|k| k.split(" = "))
+            .map(str::trim)
+            .collect()
+    }
+}
+
 facts! {
     /// The facts of a regular or temporal join (and the first of an interval join's).
     pub struct JoinFacts {

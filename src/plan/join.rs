@@ -269,9 +269,6 @@ fn natural_columns(left: &Relation, right: &Relation) -> Option<Vec<String>> {
     Some(names)
 }
 
-/// A join in FROM: a semi or anti join is compared as a whole; the others wait for their SELECT.
-/// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
-/// it becomes the input this join's output is, for the next join of the chain.
 /// The ids the operators planned for each input of a join carry (`Operator::join_inputs`);
 /// none for an input the tool does not follow (the output of the previous join of a chain).
 #[derive(Debug, Clone, Copy, Default)]
@@ -280,6 +277,9 @@ pub struct JoinInputs {
     pub right: Option<usize>,
 }
 
+/// A join in FROM: a semi or anti join is compared as a whole; the others wait for their SELECT.
+/// `chain` is the input `left` is (the output of the previous join of a chain, when it is one);
+/// it becomes the input this join's output is, for the next join of the chain.
 #[allow(clippy::too_many_arguments)]
 pub fn join(
     b: &mut Builder,

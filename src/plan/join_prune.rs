@@ -144,12 +144,7 @@ fn removable_outer_join(
         "RIGHT" => &base.left_input,
         _ => return None,
     };
-    let key_columns: Vec<&str> = base
-        .join_keys
-        .iter()
-        .flat_map(|k| k.split(" = "))
-        .map(str::trim)
-        .collect();
+    let key_columns = base.key_columns();
     let unique = padded_input
         .key
         .iter()

@@ -55,13 +55,8 @@ fn inner_on_unique_input(join: &Operator, unique_keys: &[BTreeSet<String>]) -> b
     if facts.join_type != "INNER" {
         return false;
     }
-    let columns: BTreeSet<&str> = facts
-        .join_keys
-        .iter()
-        .flat_map(|k| k.split(" = "))
-        .map(str::trim)
-        .collect();
+    let columns = facts.key_columns();
     unique_keys
         .iter()
-        .any(|key| key.iter().all(|c| columns.contains(c.as_str())))
+        .any(|key| key.iter().all(|c| columns.contains(&c.as_str())))
 }
