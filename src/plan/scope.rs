@@ -108,13 +108,17 @@ impl PendingRank {
                 )
             })
             .collect();
-        CExpr::Derived(format!(
-            "{}() OVER (PARTITION BY {} ORDER BY {})",
-            self.function,
-            partition.join(", "),
-            order.join(", ")
-        ))
+        CExpr::Derived(rank_value_text(&self.function, &partition, &order))
     }
+}
+
+/// The text of a rank column's value: its function over its window, canonical keys.
+pub fn rank_value_text(function: &str, partition: &[String], order: &[String]) -> String {
+    format!(
+        "{function}() OVER (PARTITION BY {} ORDER BY {})",
+        partition.join(", "),
+        order.join(", ")
+    )
 }
 
 /// The output of a FROM item, a subquery or a whole SELECT.

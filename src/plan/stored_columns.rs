@@ -160,9 +160,8 @@ pub fn unread_stored_columns(
 }
 
 /// A Top-N outputs its rank number only when the query reads it and it is not one number:
-/// Flink prunes it otherwise
-/// (its Rank node's outputRankNumber; red team round 27, plan lab job compiles: two INSERTs
-/// reading a Top-N view, one of them its rank, plan two ranks).
+/// Flink prunes it otherwise (its Rank node's outputRankNumber; red team round 27, plan lab job
+/// compiles: two INSERTs reading a Top-N view, one of them its rank, plan two ranks).
 fn unread_rank_number(op: &mut Operator, above: &ReadNames) {
     let (Ok(ranking), Ok(outputs)) = (op.read::<Ranking>(), op.read::<RankOutputs>()) else {
         return;
@@ -170,12 +169,8 @@ fn unread_rank_number(op: &mut Operator, above: &ReadNames) {
     if !outputs.rank_output {
         return;
     }
-    let rank = format!(
-        "{}() OVER (PARTITION BY {} ORDER BY {})",
-        ranking.function,
-        ranking.partition_keys.join(", "),
-        ranking.order.join(", ")
-    );
+    let rank =
+        super::scope::rank_value_text(&ranking.function, &ranking.partition_keys, &ranking.order);
     // A range of one rank (`rn = 1`) makes the number a constant Flink writes after the rank
     // (plan lab: outputRankNumber false).
     if !above.reads(&rank) || ranking.rank_start == ranking.rank_end {
