@@ -223,6 +223,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
             normalized_sources: q.map(normalized_sources).unwrap_or_default(),
             union_inputs,
             union_read_by_state: q.is_some_and(|q| q.union_read_by_state),
+            removed_joins: q.map(|q| q.removed_joins.clone()).unwrap_or_default(),
             sink_options: q.and_then(|q| q.sink_options.clone()),
             insert_columns: q.map(|q| q.insert_columns.clone()).unwrap_or_default(),
             sink_columns: q.and_then(|q| q.sink_columns.clone()).unwrap_or_default(),

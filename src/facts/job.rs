@@ -63,6 +63,8 @@ facts! {
         pub union_inputs: Vec<String>,
         /// whether a stateful operator reads the output of one of its UNION ALLs (is above it; when unsure, true)
         pub union_read_by_state: bool,
+        /// the outer joins Flink removes from it, because their padded input is unique on the join keys and nothing above reads it, as `LEFT JOIN table ON terms` (canonical), sorted: they plan no operator
+        pub removed_joins: Vec<String>,
         /// the sink table's primary key, partitioning (PARTITIONED BY, DISTRIBUTED BY) and WITH options (null when undeclared)
         pub sink_options: Option<String>,
         /// the sink table's columns as declared

@@ -279,6 +279,9 @@ fn plan_statement(
         &unread_calls,
     ));
     // The table an outer join Flink removes read is no longer read, when scanned once.
+    let mut removed_joins: Vec<String> = removed.iter().map(|side| side.join.clone()).collect();
+    removed_joins.sort();
+    let removed_joins_span = removed.first().map(|side| side.span);
     for side in removed {
         builder.notes.assume(
             format!(
@@ -311,6 +314,8 @@ fn plan_statement(
             })
             .collect(),
         union_read_by_state,
+        removed_joins,
+        removed_joins_span,
         sink_options: sink_table.map(|table| match &sink_hint {
             Some(hint) => source_table::sink_options(&source_table::with_hint(table, hint).0),
             None => source_table::sink_options(table),

@@ -98,6 +98,8 @@ pub fn opaque_query(
         sources: lineage.tables,
         unions: Vec::new(),
         union_read_by_state: false,
+        removed_joins: Vec::new(),
+        removed_joins_span: None,
         sink_options: sink_table.map(source_table::sink_options),
         sink_columns: sink_table.map(source_table::columns_text),
         output: vec![canonical_text(&query_text)],

@@ -121,6 +121,8 @@ pub struct PaddedSide {
     pub span: crate::source::ByteSpan,
     /// The id its operators carry (`Operator::join_inputs`).
     pub input: usize,
+    /// The join as Flink would have planned it: `LEFT JOIN instance ON terms`, canonical.
+    pub join: String,
 }
 
 /// Whether Flink removes an outer join (Calcite's ProjectJoinRemoveRule): a LEFT join whose
@@ -153,7 +155,20 @@ fn removable_outer_join(
         return None;
     }
     let (instance, _) = padded_input.key.first()?.rsplit_once('.')?;
+    let mut terms: Vec<&str> = base
+        .conditions
+        .iter()
+        .chain(&base.filters)
+        .map(String::as_str)
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
     Some(PaddedSide {
+        join: format!(
+            "{} JOIN {instance} ON {}",
+            base.join_type,
+            terms.join(" AND ")
+        ),
         instance: instance.to_string(),
         span: join.span,
         input: padded_input.id,

@@ -376,6 +376,11 @@ pub struct QueryPlan {
     pub unions: Vec<Vec<String>>,
     /// Whether a stateful operator may read the output of one of its UNION ALLs (is above it).
     pub union_read_by_state: bool,
+    /// The outer joins Flink removes (`join_prune::removable_outer_join`), as
+    /// `LEFT JOIN instance ON terms`, sorted.
+    pub removed_joins: Vec<String>,
+    /// Where the first of them is written.
+    pub removed_joins_span: Option<ByteSpan>,
     /// The sink table's primary key, partitioning and WITH options, canonical; none when undeclared.
     pub sink_options: Option<String>,
     /// The sink table's columns as declared; none when undeclared.

@@ -151,6 +151,10 @@ impl<'a> Reuser<'a> {
             Some(span) => Some(places.moved(span)?),
             None => None,
         };
+        query.removed_joins_span = match query.removed_joins_span {
+            Some(span) => Some(places.moved(span)?),
+            None => None,
+        };
         for op in query.operators.iter_mut().chain(&mut query.source_tables) {
             places.move_operator(op)?;
         }

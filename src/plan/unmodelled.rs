@@ -43,6 +43,8 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 source_tables: Vec::new(),
                 unions: Vec::new(),
                 union_read_by_state: false,
+                removed_joins: Vec::new(),
+                removed_joins_span: None,
                 sink_options: None,
                 sink_columns: None,
                 output: Vec::new(),

@@ -6,7 +6,7 @@ use super::state_fate::state_fate;
 use super::{Finding, Location, OperatorReport, QueryReport, QueryStatus};
 use crate::diff::item_facts::{self, Item};
 use crate::diff::{self, Job, OperatorPair, QueryPair};
-use crate::facts::job::{ConfigFacts, QueryPairFacts};
+use crate::facts::job::{ConfigFacts, QueryFacts, QueryPairFacts};
 use crate::facts::{pair, FactName};
 use crate::plan::{Operator, OperatorKind, Plan};
 use crate::rules::items;
@@ -371,9 +371,14 @@ pub fn evaluate_query(rules: &RuleSet, pair: &QueryPair, job: &Job) -> QueryRepo
             let on_rows = paths
                 .iter()
                 .any(|p| p == QueryPairFacts::rows_changed.name());
+            // One about the outer joins Flink removes points at the first of them.
+            let on_removed_joins = paths
+                .iter()
+                .any(|p| p.contains(QueryFacts::removed_joins.name()));
             let at = |plan: &Plan, query: Option<&crate::plan::QueryPlan>| {
                 setting_span(plan, &keys)
                     .or(query.and_then(|q| q.rows_span.filter(|_| on_rows)))
+                    .or(query.and_then(|q| q.removed_joins_span.filter(|_| on_removed_joins)))
                     .or(query.map(|q| q.span))
                     .and_then(|span| location(&plan.file, span))
             };
