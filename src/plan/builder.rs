@@ -245,7 +245,7 @@ fn plan_statement(
         &builder.aggregates_over_joins,
         &source_tables,
     );
-    let union_read_by_state = builder.union_read_by_operator();
+    let mut union_read_by_state = builder.union_read_by_operator();
     let mut operators = std::mem::take(&mut builder.operators);
     for op in &mut operators {
         point_filters_at_their_where(op, &builder.filter_spans);
@@ -283,18 +283,29 @@ fn plan_statement(
     removed_joins.sort();
     let removed_joins_span = removed.first().map(|side| side.span);
     for side in removed {
+        // Its UNION ALLs go with it.
+        if let Some(slots) = builder.join_input_unions.get(&side.input) {
+            for slot in slots.clone() {
+                if let Some(inputs) = builder.unions.get_mut(slot) {
+                    inputs.clear();
+                }
+            }
+        }
         builder.notes.assume(
             format!(
                 "an outer join whose padded input (`{}`) is unique on the join keys and read by nothing above is removed: Flink plans no join for it",
-                side.instance
+                side.instances.join("`, `")
             ),
             Some(side.span),
         );
-        if builder.scans.get(&side.instance) == Some(&1) {
-            builder.sources.retain(|s| *s != side.instance);
-            source_tables.retain(|t| t.source_name() != Some(side.instance.as_str()));
+        for instance in &side.instances {
+            if builder.scans.get(instance) == Some(&1) {
+                builder.sources.retain(|s| s != instance);
+                source_tables.retain(|t| t.source_name() != Some(instance.as_str()));
+            }
         }
     }
+    union_read_by_state &= builder.unions.iter().any(|inputs| !inputs.is_empty());
     super::sort::drop_sorts_beneath_state(&mut operators, builder.notes);
     super::rank::compare_fields_by_type(&mut operators);
     Ok(QueryPlan {
@@ -387,11 +398,13 @@ pub struct Builder<'a> {
     /// different hints, or one the tool does not model).
     pub option_hints: BTreeMap<String, Option<Option<options_hint::OptionsHint>>>,
     /// How many times each table was read so far in this query.
-    scans: BTreeMap<String, usize>,
+    pub scans: BTreeMap<String, usize>,
     /// Joins read in FROM, finished by their SELECT.
     pub pending_joins: Vec<join::PendingJoin>,
     /// How many join inputs were tagged (`tag_join_input`).
     join_inputs_tagged: usize,
+    /// The UNION ALLs (indexes in `unions`) each tagged join input records.
+    join_input_unions: BTreeMap<usize, std::ops::Range<usize>>,
     /// Joins compared as a whole, read in FROM, finished by their SELECT.
     pub opaque_joins: Vec<join::OpaqueJoin>,
     /// The stateful joins planned: their operator's position and every column of each input
@@ -454,6 +467,7 @@ impl<'a> Builder<'a> {
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             join_inputs_tagged: 0,
+            join_input_unions: BTreeMap::new(),
             opaque_joins: Vec::new(),
             join_inputs: Vec::new(),
             aggregates_over_joins: Vec::new(),
@@ -632,6 +646,10 @@ impl<'a> Builder<'a> {
                 }
                 if distinct_union && !distinct_above {
                     aggregate::distinct_rows(self, span, &relation, None, false);
+                    if relation.window.is_none() && relation.open_tables.is_empty() {
+                        relation.removal_key =
+                            Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
+                    }
                 }
                 Ok(relation)
             }
@@ -1177,6 +1195,7 @@ impl<'a> Builder<'a> {
             window: input.window.clone(),
             window_steps: input.window_steps + usize::from(input.window.is_some() && !identity),
             unique_key: input.unique_key.clone(),
+            removal_key: input.removal_key.clone(),
             ..Default::default()
         };
         for item in &select.projection {
@@ -1354,7 +1373,7 @@ impl<'a> Builder<'a> {
                 }
                 before => {
                     relation = before;
-                    let start = self.operators.len();
+                    let start = (self.operators.len(), self.unions.len());
                     let factor = self.table_factor(&item.relation)?;
                     first_input = Some(self.tag_join_input(start));
                     factor
@@ -1375,7 +1394,7 @@ impl<'a> Builder<'a> {
                     )?;
                     continue;
                 }
-                let start = self.operators.len();
+                let start = (self.operators.len(), self.unions.len());
                 let right = self.table_factor(&join.relation)?;
                 let join_span = self.span(join);
                 let inputs = join::JoinInputs {
@@ -1411,13 +1430,16 @@ impl<'a> Builder<'a> {
         Ok(relation.unwrap_or_default())
     }
 
-    /// Tags the operators planned from `start` on as those of one join input; its id.
-    fn tag_join_input(&mut self, start: usize) -> usize {
+    /// Tags the operators planned from `start.0` on as those of one join input, and the
+    /// UNION ALLs recorded from `start.1` on; its id.
+    fn tag_join_input(&mut self, start: (usize, usize)) -> usize {
         self.join_inputs_tagged += 1;
         let id = self.join_inputs_tagged;
-        for op in self.operators.iter_mut().skip(start) {
+        for op in self.operators.iter_mut().skip(start.0) {
             op.join_inputs.push(id);
         }
+        self.join_input_unions
+            .insert(id, start.1..self.unions.len());
         id
     }
 

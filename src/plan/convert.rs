@@ -830,6 +830,14 @@ impl<'a> Converter<'a> {
                 [_, CExpr::Literal(target)] => target.clone(),
                 _ => return None,
             },
+            // A UNION's column has its inputs' least restrictive type.
+            CExpr::Call { name, args } if name == "UNION" => {
+                let types = args
+                    .iter()
+                    .map(|a| self.known_type(a))
+                    .collect::<Option<Vec<String>>>()?;
+                least_restrictive(&types)?
+            }
             _ => self.declared_type(value)?,
         };
         let canonical = crate::sql::types::canonical_type(&data_type);

@@ -86,6 +86,7 @@ pub fn correlate(
     let mut out = left;
     out.scan_only = false;
     out.unique_key = None;
+    out.removal_key = None;
     if let Some(window) = &mut out.window {
         window.correlated = true;
     }

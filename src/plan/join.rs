@@ -128,9 +128,23 @@ pub struct PendingJoin {
     /// The terms of its ON, then of the WHERE above, canonical, in the order they are written:
     /// Flink keys the join's state by its equalities in that order.
     pub written: Vec<String>,
-    /// The input an outer join pads with NULLs, when it is unique on a key (see
-    /// `Operator::padded_input`).
-    pub padded_input: Option<crate::plan::PaddedInput>,
+    /// The inputs an outer join pads with NULLs, when unique on a key (see
+    /// `Operator::padded_input`): the left one of a RIGHT or FULL join, the right one of a
+    /// LEFT or FULL join.
+    pub padded_left: Option<crate::plan::PaddedInput>,
+    pub padded_right: Option<crate::plan::PaddedInput>,
+}
+
+impl PendingJoin {
+    /// The input its type pads, when unique on a key: a FULL join made LEFT by a WHERE pads
+    /// its right input only.
+    pub fn padded_input(&self) -> Option<crate::plan::PaddedInput> {
+        match self.join_type {
+            "LEFT" => self.padded_right.clone(),
+            "RIGHT" => self.padded_left.clone(),
+            _ => None,
+        }
+    }
 }
 
 impl PendingJoin {
@@ -301,22 +315,35 @@ pub fn join(
         JoinOperator::LeftAnti(c) | JoinOperator::Anti(c) => ("ANTI", Some(c)),
         _ => ("OTHER", None),
     };
-    // The input an outer join pads, when unique on a key (`Operator::padded_input`). Its
-    // constant columns are NULL where the join pads: they are read as columns of that input
-    // (red team round 27: `COUNT(b.flag)` of `(SELECT user_id, 1 AS flag ...) b` reads it).
-    let padded_key = match join_type {
-        "LEFT" => right.unique_key.clone().zip(inputs.right),
-        "RIGHT" => left.unique_key.clone().zip(inputs.left),
-        _ => None,
+    // The inputs an outer join pads, when unique on a key (`Operator::padded_input`; a FULL
+    // join's, which a WHERE may make LEFT or RIGHT). Their constant columns are NULL where the
+    // join pads: they are read as columns of that input (red team round 27: `COUNT(b.flag)` of
+    // `(SELECT user_id, 1 AS flag ...) b` reads it).
+    let left_unique = left.unique_for_join_removal().cloned();
+    let right_unique = right.unique_for_join_removal().cloned();
+    let scans = &b.scans;
+    let padded = |relation: &mut Relation, pads: bool, id: Option<usize>| {
+        let key = relation
+            .unique_for_join_removal()
+            .cloned()
+            .filter(|_| pads)?;
+        constants_as_columns(relation, &key);
+        Some(crate::plan::PaddedInput {
+            key: key.iter().map(CExpr::canonical).collect(),
+            id: id?,
+            instances: instances_of(scans, relation),
+        })
     };
-    if let Some((key, _)) = &padded_key {
-        let padded = if join_type == "LEFT" {
-            &mut right
-        } else {
-            &mut left
-        };
-        constants_as_columns(padded, key);
-    }
+    let padded_left = padded(
+        &mut left,
+        matches!(join_type, "RIGHT" | "FULL"),
+        inputs.left,
+    );
+    let padded_right = padded(
+        &mut right,
+        matches!(join_type, "LEFT" | "FULL"),
+        inputs.right,
+    );
     let left_side = chain.take().unwrap_or_else(|| Side::of(&left));
     let version = match factor {
         TableFactor::Table {
@@ -369,10 +396,6 @@ pub fn join(
     let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
     let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
     let right_tables = right.base_tables.clone();
-    let padded_input = padded_key.map(|(key, id)| crate::plan::PaddedInput {
-        key: key.iter().map(CExpr::canonical).collect(),
-        id,
-    });
     let mut joined = left.beside(right);
     joined.sides_below = left_reach
         .unwrap_or_default()
@@ -497,26 +520,49 @@ pub fn join(
         carried: BTreeSet::new(),
         windows: if both_windows { windows } else { Vec::new() },
         written,
-        padded_input,
+        padded_left,
+        padded_right,
     };
     for term in condition.map(CExpr::conjuncts).unwrap_or_default() {
         pending.add_term(term, false);
     }
-    // Flink sees the padded input unique only on keys it compares without a cast (but of
+    // Flink sees an input unique only on keys it compares without a cast (but of
     // nullability): `o.big = d.int_key` casts the INT key, and the join stays (red team round
     // 27); `o.int_col = d.big_key` casts the other side.
-    if let Some(padded) = &pending.padded_input {
-        let conv = b.converter();
-        let alike = padded.key.iter().all(|key| {
-            pending
-                .conditions
-                .iter()
-                .any(|term| equated_without_cast(&conv, term, key))
-        });
-        if !alike {
-            pending.padded_input = None;
-        }
-    }
+    let conv = b.converter();
+    let unique_on_keys = |key: &[String]| {
+        !key.is_empty()
+            && key.iter().all(|key| {
+                pending
+                    .conditions
+                    .iter()
+                    .any(|term| equated_without_cast(&conv, term, key))
+            })
+    };
+    pending.padded_left = pending
+        .padded_left
+        .take()
+        .filter(|p| unique_on_keys(&p.key));
+    pending.padded_right = pending
+        .padded_right
+        .take()
+        .filter(|p| unique_on_keys(&p.key));
+    // A join keeps an input's uniqueness when each of its rows meets at most one row of the
+    // other input (plan lab: a LEFT JOIN of `users JOIN levels ON u.level = l.level`, levels
+    // keyed by level, is removed on users' key).
+    let canonical = |key: &Option<Vec<CExpr>>| -> Vec<String> {
+        key.iter().flatten().map(CExpr::canonical).collect()
+    };
+    let (left_meets_one, right_meets_one) = (
+        unique_on_keys(&canonical(&right_unique)),
+        unique_on_keys(&canonical(&left_unique)),
+    );
+    joined.removal_key = match join_type {
+        _ if kind != OperatorKind::Join => None,
+        "INNER" | "LEFT" if left_meets_one => left_unique,
+        "INNER" | "RIGHT" if right_meets_one => right_unique,
+        _ => None,
+    };
     joined.filters.extend(pending.filters.iter().cloned());
     if kind == OperatorKind::LookupJoin {
         // What a lookup join outputs from the dimension table depends on how it looks it up:
@@ -600,6 +646,27 @@ fn equated_without_cast(conv: &super::convert::Converter, term: &CExpr, key: &st
         return false;
     };
     op == "=" && super::convert::least_restrictive(&[own.clone(), other]).as_ref() == Some(&own)
+}
+
+/// The table instances `relation` reads (`t`, `t#2`), sorted: those whose columns it outputs,
+/// and the tables beneath scanned once so far (their one instance is the table's name).
+fn instances_of(
+    scans: &std::collections::BTreeMap<String, usize>,
+    relation: &Relation,
+) -> Vec<String> {
+    let mut atoms = BTreeSet::new();
+    for column in relation.columns.iter() {
+        collect_atoms(&column.expr, &mut atoms);
+    }
+    atoms.retain(|a| !a.starts_with("derived:"));
+    atoms.extend(
+        relation
+            .base_tables
+            .iter()
+            .filter(|name| scans.get(*name) == Some(&1))
+            .cloned(),
+    );
+    atoms.into_iter().collect()
 }
 
 /// The time attribute a `FOR SYSTEM_TIME AS OF` expression names, if it is a column.

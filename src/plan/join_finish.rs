@@ -601,7 +601,7 @@ fn operator(mut join: PendingJoin, spans: SelectSpans) -> Operator {
     };
     let mut op = Operator::new(kind, node, join.span);
     if kind == OperatorKind::Join {
-        op.padded_input = join.padded_input.clone();
+        op.padded_input = join.padded_input();
     }
     let mut filters = join.input_filters.clone();
     filters.extend(join.filters.iter().cloned());

@@ -76,7 +76,7 @@ pub fn unread_join_columns(
         };
         if let Some(padded) = removable_outer_join(&operators[i], &base, &facts, &above) {
             operators.remove(i);
-            drop_padded_filters(&mut operators[i..], &padded.instance);
+            drop_padded_filters(&mut operators[i..], &padded.instances);
             removed.push(padded);
             continue;
         }
@@ -113,10 +113,10 @@ pub fn unread_join_columns(
     removed
 }
 
-/// The input of an outer join Flink removes, by the table it scans.
+/// The input of an outer join Flink removes, by the tables it scans.
 pub struct PaddedSide {
-    /// The table instance scanned (`t`, or `t#2` for its second scan in the query).
-    pub instance: String,
+    /// The table instances scanned (`t`, or `t#2` for its second scan in the query).
+    pub instances: Vec<String>,
     /// Where the join is written.
     pub span: crate::source::ByteSpan,
     /// The id its operators carry (`Operator::join_inputs`).
@@ -154,7 +154,6 @@ fn removable_outer_join(
     if !unique || padded.iter().any(|c| above.reads(c)) {
         return None;
     }
-    let (instance, _) = padded_input.key.first()?.rsplit_once('.')?;
     let mut terms: Vec<&str> = base
         .conditions
         .iter()
@@ -163,13 +162,14 @@ fn removable_outer_join(
         .collect();
     terms.sort_unstable();
     terms.dedup();
+    let instances = padded_input.instances.join(", ");
     Some(PaddedSide {
         join: format!(
-            "{} JOIN {instance} ON {}",
+            "{} JOIN {instances} ON {}",
             base.join_type,
             terms.join(" AND ")
         ),
-        instance: instance.to_string(),
+        instances: padded_input.instances.clone(),
         span: join.span,
         input: padded_input.id,
     })
@@ -178,14 +178,14 @@ fn removable_outer_join(
 /// Removes from the filters beneath the operators above a removed outer join the terms that
 /// read only its padded input (an ON term of a LEFT join on its right input): with the join,
 /// they filter nothing the operators read.
-fn drop_padded_filters(above: &mut [Operator], instance: &str) {
-    let prefix = format!("{instance}.");
+fn drop_padded_filters(above: &mut [Operator], instances: &[String]) {
+    let prefixes: Vec<String> = instances.iter().map(|i| format!("{i}.")).collect();
     let reads_only_padded = |term: &String| {
         let mut columns = term
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '#' || c == '`'))
             .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
             .peekable();
-        columns.peek().is_some() && columns.all(|c| c.starts_with(&prefix))
+        columns.peek().is_some() && columns.all(|c| prefixes.iter().any(|p| c.starts_with(p)))
     };
     for op in above {
         let Ok(facts) = op.read::<Filters>() else {

@@ -64,6 +64,8 @@ pub struct PaddedInput {
     pub key: Vec<String>,
     /// The id its operators carry in `Operator::join_inputs`: they go with the join.
     pub id: usize,
+    /// The table instances it reads (`t`, `t#2`): their scans go with the join.
+    pub instances: Vec<String>,
 }
 
 /// One stateful operator with the facts that describe its state.

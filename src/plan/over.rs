@@ -395,6 +395,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     let mut output = Relation {
         base_tables: input.base_tables.clone(),
         filters: input.filters.clone(),
+        removal_key: input.unique_for_join_removal().cloned(),
         ..Default::default()
     };
     for (index, item) in select.projection.iter().enumerate() {
@@ -638,6 +639,7 @@ fn ranking_select(b: &mut Builder, select: &Select, input: Relation) -> Result<R
     let mut output = Relation {
         base_tables: input.base_tables.clone(),
         filters: input.filters.clone(),
+        removal_key: input.unique_for_join_removal().cloned(),
         ..Default::default()
     };
     let mut pending = None;

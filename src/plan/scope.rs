@@ -162,6 +162,12 @@ pub struct Relation {
     /// in between (no join, correlate or window TVF multiplies its rows): each row is unique on
     /// these columns.
     pub unique_key: Option<Vec<CExpr>>,
+    /// Columns each row is unique on as Flink's outer-join removal sees them, where its
+    /// aggregate removal does not: through a ranking or an OVER aggregate of a unique input, a
+    /// UNION (distinct), and a join whose other input is unique on its keys (plan lab: a LEFT
+    /// JOIN of such an input read by nothing above is removed; a GROUP BY on those columns above
+    /// it stays). `unique_for_join_removal` reads both.
+    pub removal_key: Option<Vec<CExpr>>,
 }
 
 pub enum Resolved {
@@ -171,6 +177,11 @@ pub enum Resolved {
 }
 
 impl Relation {
+    /// The columns Flink's outer-join removal sees each row unique on (`removal_key`).
+    pub fn unique_for_join_removal(&self) -> Option<&Vec<CExpr>> {
+        self.unique_key.as_ref().or(self.removal_key.as_ref())
+    }
+
     /// Resolves `name` or `qualifier.name`. Identifiers are case-sensitive as in Flink.
     pub fn resolve(&self, qualifier: Option<&str>, name: &str) -> Resolved {
         let mut matches = self.columns.named(qualifier, name);
@@ -261,6 +272,7 @@ impl Relation {
     pub fn beside(mut self, right: Relation) -> Relation {
         self.scan_only = false;
         self.unique_key = None;
+        self.removal_key = None;
         self.columns.extend(right.columns);
         self.open_tables.extend(right.open_tables);
         self.base_tables.extend(right.base_tables);

@@ -182,6 +182,7 @@ pub fn table_function(b: &mut Builder, expr: &Expr, span: ByteSpan) -> Result<Re
     let mut relation = input;
     // HOP and CUMULATE give a row per window it falls in.
     relation.unique_key = None;
+    relation.removal_key = None;
     let describe = window.describe();
     for (name, time) in [
         (WINDOW_START, None),
