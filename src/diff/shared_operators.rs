@@ -216,16 +216,18 @@ fn already_computed(
     }
 }
 
-/// The source tables of the query with their options (an OPTIONS hint's included): Flink
-/// scans a table read under other options apart, and plans what reads the scan apart (red team
-/// round 27, plan lab job compiles).
+/// The source tables of the query with their options (an OPTIONS hint's included, and its name
+/// as written): Flink scans a table read under other options apart, and plans what reads the
+/// scan apart (red team rounds 27-28, plan lab job compiles).
 fn source_options(query: &QueryPlan) -> Vec<(String, Vec<String>)> {
     query
         .source_tables
         .iter()
         .filter_map(|table| {
             let facts = table.read::<SourceFacts>().ok()?;
-            Some((facts.name, facts.options.unwrap_or_default()))
+            let mut options = facts.options.unwrap_or_default();
+            options.extend(table.context.options_hint_name.clone());
+            Some((facts.name, options))
         })
         .collect()
 }

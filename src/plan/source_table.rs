@@ -87,6 +87,7 @@ pub fn source_operators(
                     let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
                     op.item_spans.extend(overridden);
                     op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
+                    op.context.options_hint_name = hint.text.get(..7).map(str::to_string);
                     op
                 }
                 (Some(table), None) => scans.declared(table, name),
