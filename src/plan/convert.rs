@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 /// The source columns a query reads: (table, column), by table (not scan instance).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Reads {
     pub columns: BTreeSet<(String, String)>,
     /// Whether what is recorded now is only passed on by a view, CTE or subquery (`SELECT *`,

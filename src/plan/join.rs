@@ -409,6 +409,13 @@ pub fn join(
         (Some(expr), _) => {
             let (condition, terms) = super::join_finish::written_condition(b, &joined, expr)?;
             written = terms;
+            // Its condition as written, for its digest: `o.k = u.k` against `u.k = o.k` in
+            // one INSERT splits a join two INSERTs share (red team round 29).
+            if let Some(terms) =
+                super::aggregate::written_digest::written_terms(b, &joined, &[expr])
+            {
+                b.record_written_terms(terms);
+            }
             Some(condition)
         }
         (None, Some(JoinConstraint::Using(_))) if using.is_some() => {

@@ -58,7 +58,7 @@ pub fn written_terms(condition: &CExpr) -> Vec<String> {
 }
 
 /// `a > b` is `b < a`: comparisons read `<` / `<=` unless that puts a literal first.
-fn oriented(term: &CExpr) -> CExpr {
+pub fn oriented(term: &CExpr) -> CExpr {
     let CExpr::Binary { op, left, right } = term else {
         return term.clone();
     };

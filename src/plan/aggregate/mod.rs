@@ -7,7 +7,7 @@ mod group_window;
 pub(super) mod phases;
 pub(super) mod reduce;
 pub(super) mod window_tvf;
-mod written_digest;
+pub mod written_digest;
 pub use group::keys_of_sets;
 
 pub use group::{distinct_rows, select_distinct};

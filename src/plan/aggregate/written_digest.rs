@@ -7,10 +7,9 @@ use super::super::builder::Builder;
 use super::super::expr::CExpr;
 use super::super::scope::Relation;
 use sqlparser::ast::{
-    visit_expressions, visit_expressions_mut, Expr, GroupByExpr, Ident, InTarget, ObjectName,
-    Select,
+    visit_expressions, visit_expressions_mut, BinaryOperator, Expr, GroupByExpr, Ident, ObjectName,
+    Select, UnaryOperator,
 };
-use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 /// The written digest of the aggregate `select` plans over `input`: its filter terms as
@@ -110,72 +109,301 @@ fn matching_close(text: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// The filter terms beneath an aggregate: those of the views and subqueries beneath
-/// (canonical, sorted: the tool does not keep their order), then the aggregating SELECT's own
-/// WHERE terms in the order written, each with its columns and literals in the order written.
-/// Flink reuses a sub-plan only under the same digest: `a AND b` against `b AND a` (red team
-/// round 24), `amount > 10` against `10 < amount`, `a = b` against `b = a` and `x OR y`
-/// against `y OR x` are two aggregates (plan lab probes); an IN list is a sorted search.
+/// The filter terms beneath an aggregate as Flink's digest holds them (red team rounds 24, 27
+/// and 28, plan lab job compiles): those of the views and subqueries beneath (sorted: the
+/// tool does not keep their order), each as the WHERE that wrote it wrote it, then the
+/// aggregating SELECT's own WHERE terms in the order written. Flink reuses a sub-plan only
+/// under the same digest: `a AND b` against `b AND a`, `amount > 10` against `10 < amount`,
+/// `a = b` against `b = a` and `x OR y` against `y OR x` are two aggregates. What Flink's
+/// simplification makes one is one here too: a term repeated, `TRUE`, and the comparisons of
+/// one expression with literals, which it merges into one search (`s = 'a' OR s = 'b'`, an IN
+/// list, a BETWEEN or a range of two terms, in any order; `x > 0 AND x > -5` is `x > 0`).
 fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Vec<String> {
-    let mut beneath: Vec<String> = input.filters.iter().map(CExpr::canonical).collect();
-    beneath.sort();
-    let own = select
-        .selection
-        .as_ref()
-        .map(crate::plan::rank::conjuncts)
-        .unwrap_or_default();
-    let mut conv = b.converter();
-    let mut own_conditions = Vec::with_capacity(own.len());
-    let mut written = Vec::with_capacity(own.len());
-    for term in own {
-        // The WHERE converted as a whole already; a term that does not convert on its own
-        // leaves the terms as a set (sharing is then claimed by them).
-        let (Ok(condition), Ok(value)) = (conv.condition(input, term), conv.expr(input, term))
-        else {
-            return beneath;
-        };
-        own_conditions.extend(condition.conjuncts().iter().map(CExpr::canonical));
-        let mut text = value.canonical();
-        for leaf in &leaves_in_written_order(term) {
-            text.push_str(" | ");
-            match conv.expr(input, leaf) {
-                Ok(leaf) => leaf.write_canonical(&mut text),
-                Err(_) => text.push_str(&leaf.to_string()),
+    let mut beneath: Vec<String> = input
+        .filters
+        .iter()
+        .map(|f| {
+            let canonical = f.canonical();
+            match b.written_terms.get(&canonical) {
+                Some(Some((_, written))) => written.clone(),
+                Some(None) => format!("{canonical} | written in several ways"),
+                None => format!("{canonical} | beneath"),
             }
-        }
-        written.push(text);
-    }
-    beneath.retain(|f| !own_conditions.contains(f));
-    beneath.extend(written);
+        })
+        .collect();
+    beneath.sort();
+    let Some(selection) = &select.selection else {
+        return beneath;
+    };
+    let Some(own) = written_terms(b, input, &crate::plan::rank::conjuncts(selection)) else {
+        return beneath;
+    };
+    let own_conditions: Vec<&String> = own.iter().map(|t| &t.canonical).collect();
+    beneath.retain(|f| {
+        !own_conditions
+            .iter()
+            .any(|c| f == *c || f.starts_with(&format!("{c} | ")))
+    });
+    beneath.extend(own.into_iter().map(|t| t.rendered));
     beneath
 }
 
-/// The columns and literals of `term` in the order written, but for the values of an IN list,
-/// which Flink sorts into a search argument.
-fn leaves_in_written_order(term: &Expr) -> Vec<Expr> {
-    let mut in_list_values: HashSet<*const Expr> = HashSet::new();
-    let mut leaves = Vec::new();
-    let _ = visit_expressions(term, |e| {
-        match e {
-            Expr::In {
-                target: InTarget::List(list),
-                ..
-            } => {
-                for value in list {
-                    let _ = visit_expressions(value, |v| {
-                        in_list_values.insert(v as *const Expr);
-                        ControlFlow::<()>::Continue(())
-                    });
+/// One term of a WHERE as Flink's digest holds it.
+pub struct WrittenTerm {
+    /// The term, canonical.
+    pub canonical: String,
+    /// The term as a join's facts name it (`join_finish::oriented`).
+    pub oriented: String,
+    /// The term with how it is written where Flink keeps that: `canonical | as written ...`.
+    pub rendered: String,
+}
+
+/// The terms of a WHERE over `input` (its AND's operands, `written`) as Flink's
+/// simplification leaves them, in the order written (see [`written_filters`]); None when a
+/// term does not convert on its own.
+pub fn written_terms(
+    b: &mut Builder,
+    input: &Relation,
+    written: &[&Expr],
+) -> Option<Vec<WrittenTerm>> {
+    // The terms were converted already where they are planned: converting them again here
+    // must leave no note nor read of its own (a correlated column resolves otherwise here).
+    let (notes, reads) = (b.notes.items.len(), b.reads.clone());
+    let terms = converted_terms(b, input, written);
+    b.notes.items.truncate(notes);
+    b.reads = reads;
+    terms
+}
+
+fn converted_terms(
+    b: &mut Builder,
+    input: &Relation,
+    written: &[&Expr],
+) -> Option<Vec<WrittenTerm>> {
+    let mut conv = b.converter();
+    // Each term as written, with the comparisons Flink merges into a search grouped by the
+    // expression they compare.
+    let mut terms: Vec<(Option<String>, WrittenTerm)> = Vec::new();
+    let mut whole: Vec<CExpr> = Vec::new();
+    for written in written.iter().flat_map(|w| crate::plan::rank::conjuncts(w)) {
+        let condition = conv.condition(input, written).ok()?;
+        let conjuncts = condition.conjuncts();
+        whole.extend(conjuncts.iter().cloned());
+        let single = conjuncts.len() == 1;
+        for term in conjuncts {
+            if matches!(&term, CExpr::Literal(l) if l == "TRUE") {
+                continue;
+            }
+            let canonical = term.canonical();
+            let mut rendered = canonical.clone();
+            if single {
+                let as_written = orientation(&mut conv, input, written);
+                if as_written != orientation_of(&term) {
+                    rendered.push_str(" | as written ");
+                    rendered.push_str(&as_written.join(", "));
                 }
             }
-            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)
-                if !in_list_values.contains(&(e as *const Expr)) =>
-            {
-                leaves.push(e.clone());
+            // Flink plans an IN list otherwise than the same comparisons written with OR
+            // (plan lab: red team round 27, `s IN ('a', 'b')` against `s = 'a' OR s = 'b'`).
+            let reference = search_ref(&term).map(|r| {
+                if written_in_list(written) {
+                    format!("{r} IN")
+                } else {
+                    r
+                }
+            });
+            let oriented = crate::plan::join_finish::oriented(&term).canonical();
+            terms.push((
+                reference,
+                WrittenTerm {
+                    canonical,
+                    oriented,
+                    rendered,
+                },
+            ));
+        }
+    }
+    super::super::normalize::simplify_filter_terms(&mut whole);
+    let mut out: Vec<WrittenTerm> = Vec::new();
+    let mut grouped: Vec<String> = Vec::new();
+    for (index, (reference, term)) in terms.iter().enumerate() {
+        if let Some(reference) = reference {
+            let members = terms
+                .iter()
+                .filter(|(r, _)| r.as_ref() == Some(reference))
+                .count();
+            let is_search = members > 1 || term.canonical.contains(" OR ");
+            if is_search {
+                if grouped.contains(reference) {
+                    continue;
+                }
+                grouped.push(reference.clone());
+                // The search as the whole WHERE simplifies it: one range of one comparison is
+                // that comparison again, in its canonical orientation.
+                let bare = reference.strip_suffix(" IN").unwrap_or(reference);
+                let mut merged: Vec<String> = whole
+                    .iter()
+                    .filter(|t| search_ref(t).as_deref() == Some(bare))
+                    .map(CExpr::canonical)
+                    .collect();
+                merged.sort();
+                let rendered = match merged.as_slice() {
+                    [one] if !one.contains(" OR ") && bare == reference => one.clone(),
+                    _ if bare != reference => format!("SEARCH IN {}", merged.join(" AND ")),
+                    _ => format!("SEARCH {}", merged.join(" AND ")),
+                };
+                out.push(WrittenTerm {
+                    canonical: terms[index].1.canonical.clone(),
+                    oriented: terms[index].1.oriented.clone(),
+                    rendered,
+                });
+                continue;
             }
-            _ => {}
+        }
+        if !out.iter().any(|t| t.rendered == term.rendered) {
+            out.push(WrittenTerm {
+                canonical: term.canonical.clone(),
+                oriented: term.oriented.clone(),
+                rendered: term.rendered.clone(),
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The expression a term compares with literals only, when Flink's simplification can merge
+/// it with others on that expression into one search argument: `x > 0`, `x = 'a' OR x = 'b'`,
+/// `x IS NOT NULL`, canonical.
+fn search_ref(term: &CExpr) -> Option<String> {
+    let literal = |e: &CExpr| match e {
+        CExpr::Literal(l) => l != "TRUE" && l != "FALSE" && l != "NULL",
+        CExpr::Unary { op, operand } => op == "-" && matches!(**operand, CExpr::Literal(_)),
+        _ => false,
+    };
+    match term {
+        CExpr::Binary { op, left, right }
+            if matches!(op.as_str(), "=" | "<>" | "<" | "<=" | ">" | ">=") =>
+        {
+            match (literal(left), literal(right)) {
+                (false, true) if !left.is_row_free() => Some(left.canonical()),
+                (true, false) if !right.is_row_free() => Some(right.canonical()),
+                _ => None,
+            }
+        }
+        CExpr::Binary { op, left, right } if op == "OR" || op == "AND" => {
+            let (l, r) = (search_ref(left)?, search_ref(right)?);
+            (l == r).then_some(l)
+        }
+        CExpr::Call { name, args } if name == "IS NOT NULL" || name == "IS NULL" => {
+            match args.as_slice() {
+                [arg] if !arg.is_row_free() => Some(arg.canonical()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// How a written term is oriented: the columns it reads in the order written, and for a
+/// comparison which of its sides read a column.
+fn orientation(
+    conv: &mut super::super::convert::Converter,
+    input: &Relation,
+    written: &Expr,
+) -> Vec<String> {
+    let mut columns = Vec::new();
+    let _ = visit_expressions(written, |e| {
+        if let Expr::Identifier(_) | Expr::CompoundIdentifier(_) = e {
+            if let Ok(value) = conv.expr(input, e) {
+                columns_in_order(&value, &mut columns);
+            }
         }
         ControlFlow::<()>::Continue(())
     });
-    leaves
+    if let Expr::BinaryOp { left, right, op } = strip_nesting(written) {
+        if is_comparison(op) {
+            columns.push(format!(
+                "sides {}{}",
+                reads_column(left),
+                reads_column(right)
+            ));
+        }
+    }
+    columns
+}
+
+/// [`orientation`] of a canonical term.
+fn orientation_of(term: &CExpr) -> Vec<String> {
+    let mut columns = Vec::new();
+    columns_in_order(term, &mut columns);
+    if let CExpr::Binary { op, left, right } = term {
+        if matches!(op.as_str(), "=" | "<>" | "<" | "<=" | ">" | ">=") {
+            let reads = |e: &CExpr| !e.is_row_free();
+            columns.push(format!("sides {}{}", reads(left), reads(right)));
+        }
+    }
+    columns
+}
+
+fn columns_in_order(value: &CExpr, out: &mut Vec<String>) {
+    match value {
+        CExpr::Column { .. } | CExpr::AllColumns { .. } | CExpr::Derived(_) => {
+            out.push(value.canonical())
+        }
+        other => other
+            .children()
+            .into_iter()
+            .for_each(|c| columns_in_order(c, out)),
+    }
+}
+
+/// The expression beneath parentheses and NOTs: `NOT (a <= 0)` is oriented as `a <= 0`
+/// (Flink simplifies it to `a > 0`, whose sides are those of the comparison written).
+fn strip_nesting(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Nested(inner)
+        | Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr: inner,
+        } => strip_nesting(inner),
+        other => other,
+    }
+}
+
+/// Whether a written term holds an IN list.
+fn written_in_list(written: &Expr) -> bool {
+    let mut found = false;
+    let _ = visit_expressions(written, |e| {
+        if let Expr::In { .. } = e {
+            found = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+fn is_comparison(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+    )
+}
+
+/// Whether a written expression reads a column (names an identifier).
+fn reads_column(expr: &Expr) -> bool {
+    let mut found = false;
+    let _ = visit_expressions(expr, |e| {
+        if let Expr::Identifier(_) | Expr::CompoundIdentifier(_) = e {
+            found = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    found
 }
