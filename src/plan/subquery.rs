@@ -81,6 +81,11 @@ pub fn plan_all<'e>(
         let relation = b.query(&query);
         b.outer.pop();
         let relation = b.finish_rank(relation?, span)?;
+        // What the subquery outputs is read: the join's keys and stored rows (red team round
+        // 29: a type change of the key an IN reads changes the semi join's input).
+        for column in relation.columns.iter() {
+            b.reads.record(column);
+        }
         let lineage = relation.lineage();
         // A semi / anti join is read by the WHERE as the join it is (however it is written:
         // IN or EXISTS); a scalar subquery as the value it computes.
