@@ -163,6 +163,18 @@ fn sub_plan_keys(plan: &Plan) -> SubPlanKeys {
                 .map(|op| {
                     let mut hasher = DefaultHasher::new();
                     sub_plan_hash(op).hash(&mut hasher);
+                    // A STATE_TTL hint as written: `'1d'` against `'24h'` in one INSERT splits
+                    // what two INSERTs share (red team round 29, plan lab job compiles).
+                    // Its name's case and the quotes of its table do not count.
+                    for hint in query
+                        .hints
+                        .iter()
+                        .filter_map(|text| crate::plan::options_hint::hint_list(text))
+                        .flatten()
+                        .filter(|hint| hint.name == "STATE_TTL")
+                    {
+                        hint.options.hash(&mut hasher);
+                    }
                     // The options of the tables it reads (those named in its facts).
                     let facts = op.facts_text();
                     for (name, options) in &sources {
@@ -226,7 +238,7 @@ fn source_options(query: &QueryPlan) -> Vec<(String, Vec<String>)> {
         .filter_map(|table| {
             let facts = table.read::<SourceFacts>().ok()?;
             let mut options = facts.options.unwrap_or_default();
-            options.extend(table.context.options_hint_name.clone());
+            options.extend(table.context.options_hint.clone());
             Some((facts.name, options))
         })
         .collect()

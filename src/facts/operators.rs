@@ -159,11 +159,13 @@ pub struct SourceContext {
     pub options: BTreeMap<String, String>,
     /// the declared columns the query reads, in declaration order
     pub read: Vec<String>,
-    /// the name of the OPTIONS hint it is read with, as written: Flink scans a table read under
-    /// `options(...)` apart from one read under `OPTIONS(...)` with the same options (red team
-    /// round 28, plan lab job compiles), so the operators reading either are not shared
+    /// the OPTIONS hint it is read with, its name as written and its options sorted: Flink scans
+    /// a table read under `options(...)` apart from one read under `OPTIONS(...)` with the same
+    /// options (red team round 28), and one read with an option the hint sets to its WITH value
+    /// apart from one read without it (red team round 29, plan lab job compiles), so the
+    /// operators reading either are not shared
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub options_hint_name: Option<String>,
+    pub options_hint: Option<String>,
 }
 
 /// A source table's column as declared.

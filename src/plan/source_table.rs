@@ -87,7 +87,17 @@ pub fn source_operators(
                     let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
                     op.item_spans.extend(overridden);
                     op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
-                    op.context.options_hint_name = hint.text.get(..7).map(str::to_string);
+                    let mut options: Vec<String> = hint
+                        .options
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect();
+                    options.sort();
+                    options.dedup();
+                    op.context.options_hint = hint
+                        .text
+                        .get(..7)
+                        .map(|name| format!("{name}({})", options.join(", ")));
                     op
                 }
                 (Some(table), None) => scans.declared(table, name),

@@ -357,11 +357,12 @@ fn columns_in_order(value: &CExpr, out: &mut Vec<String>) {
     }
 }
 
-/// The expression beneath parentheses and NOTs: `NOT (a <= 0)` is oriented as `a <= 0`
-/// (Flink simplifies it to `a > 0`, whose sides are those of the comparison written).
+/// The expression beneath parentheses, NOTs and IS TRUE: `NOT (a <= 0)` is oriented as
+/// `a <= 0` (Flink simplifies it to `a > 0`, whose sides are those of the comparison written).
 fn strip_nesting(expr: &Expr) -> &Expr {
     match expr {
         Expr::Nested(inner)
+        | Expr::IsTrue(inner)
         | Expr::UnaryOp {
             op: UnaryOperator::Not,
             expr: inner,
