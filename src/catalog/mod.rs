@@ -155,6 +155,8 @@ pub struct Catalog {
     pub functions_renamed: BTreeMap<String, String>,
     /// The current catalog and database after each `USE CATALOG` / `USE`, in script order.
     pub paths_used: Vec<NamePath>,
+    /// The catalogs the script creates, with their default database.
+    pub created_catalogs: BTreeMap<String, String>,
     /// The configuration at the end of the script (the job's, as it is submitted).
     pub config: Config,
     /// The configurations in force at the queries (`QueryStatement::config_version`): a SET
@@ -764,7 +766,18 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
             catalog: true,
             name,
         } => {
-            catalog.path.use_catalog(name.last());
+            let default_database = match name.last() {
+                names::DEFAULT_CATALOG => names::DEFAULT_DATABASE,
+                other => catalog
+                    .created_catalogs
+                    .get(other)
+                    .map(String::as_str)
+                    .unwrap_or(names::UNKNOWN_DEFAULT_DATABASE),
+            };
+            let default_database = default_database.to_string();
+            catalog
+                .path
+                .use_catalog(name.last(), Some(default_database.as_str()));
             catalog.paths_used.push(catalog.path.clone());
         }
         StatementKind::Use { name, .. } => {
@@ -829,6 +842,12 @@ fn add(file: &SourceFile, catalog: &mut Catalog, statement: Statement) -> Result
                     identity,
                     if_exists,
                 });
+            }
+            // `CREATE CATALOG c WITH (...)`: its default database is its `default-database`
+            // option, `default` without one (Flink's in-memory, Hive and Paimon catalogs; red
+            // team round 29, planner: `USE CATALOG c` then reads `c.default.t`).
+            if let Some((name, default_database)) = created_catalog(file.slice(statement.span)) {
+                catalog.created_catalogs.insert(name, default_database);
             }
             if let Some((keywords, parts)) = created_database(file.slice(statement.span)) {
                 let words = statement_words(file.slice(statement.span));
@@ -899,6 +918,36 @@ fn statement_words(text: &str) -> Vec<&str> {
         .trim_end_matches(';')
         .split_whitespace()
         .collect()
+}
+
+/// `CREATE [TEMPORARY] CATALOG [IF NOT EXISTS] name WITH (...)`: its name and its default
+/// database (its `default-database` option, `default` without one).
+fn created_catalog(text: &str) -> Option<(String, String)> {
+    let words = statement_words(text);
+    let is = |at: usize, word: &str| words.get(at).is_some_and(|w| w.eq_ignore_ascii_case(word));
+    let mut at = if is(1, "TEMPORARY") { 2 } else { 1 };
+    if !is(0, "CREATE") || !is(at, "CATALOG") {
+        return None;
+    }
+    at += 1;
+    if is(at, "IF") && is(at + 1, "NOT") && is(at + 2, "EXISTS") {
+        at += 3;
+    }
+    let word = words.get(at)?;
+    let name = word.split('(').next()?.trim_matches('`').to_string();
+    if name.is_empty() {
+        return None;
+    }
+    let key = "'default-database'";
+    let default_database = text
+        .find(key)
+        .and_then(|start| {
+            let rest = text[start + key.len()..].trim_start().strip_prefix('=')?;
+            let rest = rest.trim_start().strip_prefix('\'')?;
+            Some(rest[..rest.find('\'')?].to_string())
+        })
+        .unwrap_or_else(|| "default".to_string());
+    Some((name, default_database))
 }
 
 /// `CREATE DATABASE [IF NOT EXISTS] name ...`: how many keywords come before the name, and the

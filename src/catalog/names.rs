@@ -6,6 +6,10 @@
 
 pub const DEFAULT_CATALOG: &str = "default_catalog";
 pub const DEFAULT_DATABASE: &str = "default_database";
+/// The database `USE CATALOG c` selects for a catalog the script does not create: its default
+/// one, which the script does not say (`default` for Hive and Paimon catalogs, an option of a
+/// JDBC catalog), so that it names no database written out.
+pub const UNKNOWN_DEFAULT_DATABASE: &str = "<default>";
 
 /// The current catalog and database, as set by `USE CATALOG` / `USE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,10 +66,11 @@ impl NamePath {
         format!("{}.{}", quoted(catalog), quoted(database))
     }
 
-    /// `USE CATALOG c`: the catalog's default database is assumed to be `default_database`.
-    pub fn use_catalog(&mut self, catalog: &str) {
+    /// `USE CATALOG c`: the current database becomes the catalog's default one,
+    /// `default_database` (of `default_catalog`) unless told.
+    pub fn use_catalog(&mut self, catalog: &str, default_database: Option<&str>) {
         self.catalog = catalog.to_string();
-        self.database = DEFAULT_DATABASE.to_string();
+        self.database = default_database.unwrap_or(DEFAULT_DATABASE).to_string();
     }
 
     /// `USE db` or `USE c.db`.
@@ -120,11 +125,8 @@ mod tests {
     #[test]
     fn use_statements_qualify_unqualified_names() {
         let mut here = NamePath::default();
-        here.use_catalog("cat");
-        assert_eq!(
-            here.identity(&parts("orders")),
-            "cat.default_database.orders"
-        );
+        here.use_catalog("cat", Some("default"));
+        assert_eq!(here.identity(&parts("orders")), "cat.default.orders");
         here.use_database(&parts("db"));
         assert_eq!(here.identity(&parts("orders")), "cat.db.orders");
         assert_eq!(here.identity(&parts("cat.db.orders")), "cat.db.orders");
