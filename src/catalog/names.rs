@@ -9,7 +9,7 @@ pub const DEFAULT_DATABASE: &str = "default_database";
 /// The database `USE CATALOG c` selects for a catalog the script does not create: its default
 /// one, which the script does not say (`default` for Hive and Paimon catalogs, an option of a
 /// JDBC catalog), so that it names no database written out.
-pub const UNKNOWN_DEFAULT_DATABASE: &str = "<default>";
+pub const UNKNOWN_DEFAULT_DATABASE: &str = "$default";
 
 /// The current catalog and database, as set by `USE CATALOG` / `USE`.
 #[derive(Debug, Clone, PartialEq, Eq)]

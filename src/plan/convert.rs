@@ -74,6 +74,11 @@ impl Reads {
         self.looked_up.get(expr)
     }
 
+    /// The table and name of the computed column whose inlined expression `expr` is.
+    pub fn computed(&self, expr: &CExpr) -> Option<&(String, String)> {
+        self.computed.get(expr)
+    }
+
     /// Remembers that `output` (what the operators after a lookup join see) is the column
     /// `column` of a dimension table scan `instance`.
     pub fn looked_up_column(&mut self, output: &CExpr, instance: &str, column: &str) {

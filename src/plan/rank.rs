@@ -766,7 +766,7 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         in_input_order(&pending.from_order, schema);
         return;
     }
-    physical_order_of(b, &inputs, &keys, &pending.tables, schema);
+    physical_order_of(b, &inputs, &keys, &pending.tables, schema, true);
 }
 
 /// Puts `schema` in the order of `input` (canonical columns of the row flowing in), what it
@@ -782,13 +782,17 @@ pub fn in_input_order(input: &[String], schema: &mut [String]) {
 
 /// [`physical_order`] for an operator whose input row holds `inputs` (and `keys`), read from
 /// `tables` in that order: a ranking, or an OVER aggregate (whose input Flink prunes the same
-/// way: plan lab, the OVER's row type after a DDL or view column reorder).
+/// way: plan lab, the OVER's row type after a DDL or view column reorder). A ranking's row
+/// holds a computed column in its place in the DDL (`computed_in_place`), an OVER's after the
+/// table's columns (red team round 29: `amt2 AS amount * 2` moved first moves it first in a
+/// deduplication's row, not in an OVER's).
 pub fn physical_order_of(
     b: &Builder,
     inputs: &[&CExpr],
     keys: &[&CExpr],
     tables: &[String],
     schema: &mut [String],
+    computed_in_place: bool,
 ) {
     // A dimension table's column a lookup join outputs is that column, after the probe side's
     // (the lookup join's row: its input, then the dimension columns in their DDL order; plan
@@ -823,7 +827,11 @@ pub fn physical_order_of(
         let (table, column) = match expr {
             CExpr::Column { table, column } => (table, column),
             derived => {
-                let (table, column) = b.reads.looked_up(derived)?;
+                let (table, column) = b.reads.looked_up(derived).or_else(|| {
+                    computed_in_place
+                        .then(|| b.reads.computed(derived))
+                        .flatten()
+                })?;
                 (table, column)
             }
         };
