@@ -70,7 +70,7 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
             if pair.old.is_none() || pair.new.is_none() {
                 return change;
             }
-            for op in &pair.operators {
+            for op in pair.operators.iter().chain(&pair.sources) {
                 let of = |side: Option<&Operator>, partners: &'_ Partners| {
                     side.and_then(|o| partners.get(&(i, o as *const Operator)))
                         .cloned()
@@ -91,9 +91,18 @@ pub fn sharing_changes(pairs: &[QueryPair], old: &Plan, new: &Plan) -> Vec<Shari
                         names.join(", ")
                     }
                 };
+                let kind = match op.old.or(op.new) {
+                    Some(source) if source.kind == crate::plan::OperatorKind::Source => format!(
+                        "changelog_normalize of {}",
+                        source
+                            .read::<SourceFacts>()
+                            .map(|f| f.name)
+                            .unwrap_or_default()
+                    ),
+                    _ => op.kind().name().to_string(),
+                };
                 let text = format!(
-                    "{} shared with {} -> with {}",
-                    op.kind().name(),
+                    "{kind} shared with {} -> with {}",
                     names(&before),
                     names(&after)
                 );
@@ -185,6 +194,16 @@ fn sub_plan_keys(plan: &Plan) -> SubPlanKeys {
                     prefix.push(hasher.finish());
                     (query.job, prefix.clone())
                 })
+                .chain(normalized_sources(query).map(|source| {
+                    // A ChangelogNormalize: its table as read (options, columns, filter as
+                    // written), with nothing beneath it.
+                    let mut hasher = DefaultHasher::new();
+                    "changelog-normalize".hash(&mut hasher);
+                    source.facts_text().hash(&mut hasher);
+                    source.written_digest.hash(&mut hasher);
+                    source.context.options_hint.hash(&mut hasher);
+                    (query.job, vec![hasher.finish()])
+                }))
                 .collect();
             (query as *const QueryPlan, keys)
         })
@@ -274,7 +293,12 @@ fn partners_by_keys(
         let (Some(&pair), Some(query_keys)) = (pair_of.get(&at), sub_plans.get(&at)) else {
             continue;
         };
-        for (op, key) in query.operators.iter().zip(query_keys) {
+        for (op, key) in query
+            .operators
+            .iter()
+            .chain(normalized_sources(query))
+            .zip(query_keys)
+        {
             groups.entry(key).or_default().insert(pair);
             keys.push(((pair, op as *const Operator), key));
         }
@@ -286,6 +310,15 @@ fn partners_by_keys(
             (at, others)
         })
         .collect()
+}
+
+/// The source tables of the query Flink normalizes (a ChangelogNormalize, which several
+/// INSERTs reading the table alike share).
+fn normalized_sources(query: &QueryPlan) -> impl Iterator<Item = &Operator> {
+    query
+        .source_tables
+        .iter()
+        .filter(|s| s.has_list(SourceFacts::normalized_read))
 }
 
 fn reuses_sub_plans(plan: &Plan, query: &QueryPlan) -> bool {

@@ -240,6 +240,24 @@ fn plan_statement(
         table.context.no_event_time = no_event_time;
     }
     source_table::normalized_filters(&mut source_tables, &rows);
+    // The filter a ChangelogNormalize applies, as written, decides whether two INSERTs share it
+    // (red team round 29: `0 < level` in one INSERT gives it a normalize of its own).
+    // Flink pushes into it the terms on its table's columns alone, beneath any operator.
+    for table in &mut source_tables {
+        if !table.has_list(crate::facts::operators::SourceFacts::normalized_read) {
+            continue;
+        }
+        let Some(name) = table.source_name().map(|n| format!("{n}.")) else {
+            continue;
+        };
+        let on_table: Vec<String> = builder
+            .written_terms
+            .keys()
+            .filter(|term| reads_only(term, &name))
+            .cloned()
+            .collect();
+        table.written_digest = written_digest_of(&on_table, &builder.written_terms, true);
+    }
     super::join_transpose::mark(
         &mut builder.operators,
         &builder.aggregates_over_joins,
@@ -842,7 +860,7 @@ impl<'a> Builder<'a> {
             }
             // How each term is written, for the digest of an aggregate above it.
             if let Some(written) = aggregate::written_digest::written_terms(self, &input, &terms) {
-                self.record_written_terms(written);
+                self.record_written_terms(written, true);
             }
             // The other terms of a WHERE bounding a rank run after it (a Calc above the
             // deduplication or Top-N): a fact of the ranking, judged by its rules. Beside a
@@ -1441,9 +1459,15 @@ impl<'a> Builder<'a> {
 
     /// Records how each term of a WHERE or an ON is written (`written_terms`), by its canonical
     /// text and the one a join's facts give it; a term written otherwise elsewhere is None.
-    pub fn record_written_terms(&mut self, terms: Vec<aggregate::written_digest::WrittenTerm>) {
+    /// An ON's terms have no place (`positional` false): those on one input are that input's
+    /// filters in any order (red team round 29).
+    pub fn record_written_terms(
+        &mut self,
+        terms: Vec<aggregate::written_digest::WrittenTerm>,
+        positional: bool,
+    ) {
         for (position, term) in terms.into_iter().enumerate() {
-            let written = (position, term.rendered);
+            let written = (if positional { position } else { 0 }, term.rendered);
             for key in [term.canonical, term.oriented] {
                 let entry = self
                     .written_terms
@@ -1979,10 +2003,29 @@ fn written_filters(op: &mut Operator, written: &BTreeMap<String, Option<(usize, 
         Ok(base) if join => base.conditions,
         _ => Vec::new(),
     };
-    let mut digest: Vec<String> = facts
-        .filters
+    let terms: Vec<String> = facts.filters.into_iter().chain(conditions).collect();
+    op.written_digest = written_digest_of(&terms, written, positional);
+}
+
+/// Whether the canonical `term` reads columns, all of them of the table instance `prefix`
+/// (`orders.`) names.
+fn reads_only(term: &str, prefix: &str) -> bool {
+    let mut columns = term
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '#' | '`' | '$')))
+        .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
+        .peekable();
+    columns.peek().is_some() && columns.all(|c| c.starts_with(prefix))
+}
+
+/// `terms` (canonical) as their WHEREs write them, sorted; with their place among the terms of
+/// their WHERE where `positional`.
+fn written_digest_of(
+    terms: &[String],
+    written: &BTreeMap<String, Option<(usize, String)>>,
+    positional: bool,
+) -> Vec<String> {
+    let mut digest: Vec<String> = terms
         .iter()
-        .chain(&conditions)
         .filter_map(|term| {
             written.get(term).map(|w| match w {
                 // Its place too: `a AND b` against `b AND a` splits (red team round 29), but
@@ -1994,7 +2037,7 @@ fn written_filters(op: &mut Operator, written: &BTreeMap<String, Option<(usize, 
         })
         .collect();
     digest.sort();
-    op.written_digest.extend(digest);
+    digest
 }
 
 fn point_filters_at_their_where(op: &mut Operator, spans: &BTreeMap<String, ByteSpan>) {

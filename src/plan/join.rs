@@ -414,7 +414,7 @@ pub fn join(
             if let Some(terms) =
                 super::aggregate::written_digest::written_terms(b, &joined, &[expr])
             {
-                b.record_written_terms(terms);
+                b.record_written_terms(terms, false);
             }
             Some(condition)
         }

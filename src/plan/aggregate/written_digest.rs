@@ -247,6 +247,7 @@ fn converted_terms(
                     .map(CExpr::canonical)
                     .collect();
                 merged.sort();
+                merged.dedup();
                 let rendered = match merged.as_slice() {
                     [one] if !one.contains(" OR ") && bare == reference => one.clone(),
                     _ if bare != reference => format!("SEARCH IN {}", merged.join(" AND ")),
