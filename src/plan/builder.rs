@@ -657,6 +657,12 @@ impl<'a> Builder<'a> {
                 let inputs = (!union).then(|| [left.lineage(), right.lineage()]);
                 let mut relation = left.union_all(right);
                 relation.union_slot = slot;
+                // INTERSECT and EXCEPT (without ALL) give distinct rows (plan lab: Flink removes
+                // a LEFT JOIN of one read by nothing above).
+                if !union && !all && relation.window.is_none() && relation.open_tables.is_empty() {
+                    relation.removal_key =
+                        Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
+                }
                 if let Some(inputs) = inputs {
                     let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
                     self.opaque(

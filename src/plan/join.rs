@@ -537,14 +537,14 @@ pub fn join(
     // nullability): `o.big = d.int_key` casts the INT key, and the join stays (red team round
     // 27); `o.int_col = d.big_key` casts the other side.
     let conv = b.converter();
+    // A key of no column is that of an input of at most one row (a global aggregate).
     let unique_on_keys = |key: &[String]| {
-        !key.is_empty()
-            && key.iter().all(|key| {
-                pending
-                    .conditions
-                    .iter()
-                    .any(|term| equated_without_cast(&conv, term, key))
-            })
+        key.iter().all(|key| {
+            pending
+                .conditions
+                .iter()
+                .any(|term| equated_without_cast(&conv, term, key))
+        })
     };
     pending.padded_left = pending
         .padded_left
@@ -557,13 +557,12 @@ pub fn join(
     // A join keeps an input's uniqueness when each of its rows meets at most one row of the
     // other input (plan lab: a LEFT JOIN of `users JOIN levels ON u.level = l.level`, levels
     // keyed by level, is removed on users' key).
-    let canonical = |key: &Option<Vec<CExpr>>| -> Vec<String> {
-        key.iter().flatten().map(CExpr::canonical).collect()
+    let meets_one = |key: &Option<Vec<CExpr>>| {
+        key.as_ref().is_some_and(|key| {
+            unique_on_keys(&key.iter().map(CExpr::canonical).collect::<Vec<_>>())
+        })
     };
-    let (left_meets_one, right_meets_one) = (
-        unique_on_keys(&canonical(&right_unique)),
-        unique_on_keys(&canonical(&left_unique)),
-    );
+    let (left_meets_one, right_meets_one) = (meets_one(&right_unique), meets_one(&left_unique));
     joined.removal_key = match join_type {
         _ if kind != OperatorKind::Join => None,
         "INNER" | "LEFT" if left_meets_one => left_unique,

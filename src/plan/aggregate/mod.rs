@@ -410,6 +410,11 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     if window.is_none() && tvf.is_none() && grouping_sets.is_empty() && !keys.is_empty() {
         output.unique_key = Some(keys.iter().map(|(k, _)| k.clone()).collect());
     }
+    // A global aggregate's one row is unique on no column at all (plan lab: Flink removes a
+    // LEFT JOIN of one that nothing above reads, red team round 29).
+    if window.is_none() && tvf.is_none() && grouping_sets.is_empty() && keys.is_empty() {
+        output.removal_key = Some(Vec::new());
+    }
     // A window TVF aggregate's rows are unique on its keys and the window's start (or end) as
     // it outputs them (plan lab: Flink removes a GROUP BY above on them, red team round 17 FS3
     // `agg-over-window-agg`).
