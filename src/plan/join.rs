@@ -322,6 +322,7 @@ pub fn join(
     let left_unique = left.unique_for_join_removal().cloned();
     let right_unique = right.unique_for_join_removal().cloned();
     let scans = &b.scans;
+    let spans = &b.join_input_spans;
     let padded = |relation: &mut Relation, pads: bool, id: Option<usize>| {
         let key = relation
             .unique_for_join_removal()
@@ -332,6 +333,7 @@ pub fn join(
             key: key.iter().map(CExpr::canonical).collect(),
             id: id?,
             instances: instances_of(scans, relation),
+            span: spans.get(&id?).copied(),
         })
     };
     let padded_left = padded(
@@ -414,7 +416,7 @@ pub fn join(
             if let Some(terms) =
                 super::aggregate::written_digest::written_terms(b, &joined, &[expr])
             {
-                b.record_written_terms(terms, false);
+                b.record_written_terms(terms);
             }
             Some(condition)
         }

@@ -66,6 +66,8 @@ pub struct PaddedInput {
     pub id: usize,
     /// The table instances it reads (`t`, `t#2`): their scans go with the join.
     pub instances: Vec<String>,
+    /// Where it is written: its own WHEREs are read by nothing above the join.
+    pub span: Option<ByteSpan>,
 }
 
 /// One stateful operator with the facts that describe its state.

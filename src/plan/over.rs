@@ -438,7 +438,9 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     // tables' (and a lookup join's) column order, not the SELECT's.
     let inputs: Vec<&CExpr> = referenced.iter().map(|c| &c.expr).collect();
     let keys: Vec<&CExpr> = partition.iter().chain(std::iter::once(&order)).collect();
-    super::rank::physical_order_of(b, &inputs, &keys, &input.base_tables, &mut schema, false);
+    super::rank::physical_order_of(b, &inputs, &keys, &input.base_tables, &mut schema, &|_| {
+        true
+    });
 
     let window_literal = frame.preceding != json!("unbounded")
         || aggregates.iter().any(|a| a.name == "$SUM0")

@@ -234,7 +234,9 @@ pub fn settle(b: &mut Builder, output: &Relation, reads: &QueryReads) -> Vec<usi
                 super::rank::in_input_order(&input, &mut schema);
             } else {
                 let passed: Vec<&CExpr> = parts.passed.iter().collect();
-                super::rank::physical_order_of(b, &passed, &[], &over.tables, &mut schema, false);
+                super::rank::physical_order_of(b, &passed, &[], &over.tables, &mut schema, &|e| {
+                    over.window.contains(e)
+                });
             }
             schema.extend(parts.computed.iter().map(CExpr::canonical));
             schema

@@ -766,7 +766,7 @@ fn physical_order(b: &Builder, pending: &PendingRank, schema: &mut [String]) {
         in_input_order(&pending.from_order, schema);
         return;
     }
-    physical_order_of(b, &inputs, &keys, &pending.tables, schema, true);
+    physical_order_of(b, &inputs, &keys, &pending.tables, schema, &|_| true);
 }
 
 /// Puts `schema` in the order of `input` (canonical columns of the row flowing in), what it
@@ -783,16 +783,16 @@ pub fn in_input_order(input: &[String], schema: &mut [String]) {
 /// [`physical_order`] for an operator whose input row holds `inputs` (and `keys`), read from
 /// `tables` in that order: a ranking, or an OVER aggregate (whose input Flink prunes the same
 /// way: plan lab, the OVER's row type after a DDL or view column reorder). A ranking's row
-/// holds a computed column in its place in the DDL (`computed_in_place`), an OVER's after the
-/// table's columns (red team round 29: `amt2 AS amount * 2` moved first moves it first in a
-/// deduplication's row, not in an OVER's).
+/// holds a computed column in its place in the DDL, and so does an OVER's the one it keys,
+/// orders or aggregates by (`computed_in_place`); one an OVER only passes on Flink computes
+/// after it, and the tool lists last (red team rounds 29-30).
 pub fn physical_order_of(
     b: &Builder,
     inputs: &[&CExpr],
     keys: &[&CExpr],
     tables: &[String],
     schema: &mut [String],
-    computed_in_place: bool,
+    computed_in_place: &dyn Fn(&CExpr) -> bool,
 ) {
     // A dimension table's column a lookup join outputs is that column, after the probe side's
     // (the lookup join's row: its input, then the dimension columns in their DDL order; plan
@@ -820,19 +820,51 @@ pub fn physical_order_of(
         &str,
         Option<std::collections::HashMap<&str, usize>>,
     > = std::collections::HashMap::new();
+    // The processing-time columns of the tables read (`pt AS PROCTIME()`), by their value.
+    let proctime_columns: std::collections::HashMap<String, (String, String)> = tables
+        .iter()
+        .filter_map(|name| Some((name, b.table(name)?)))
+        .flat_map(|(name, t)| {
+            t.def.columns.iter().filter_map(move |c| match &c.kind {
+                crate::sql::ColumnKind::Computed { expr }
+                    if expr.to_string().eq_ignore_ascii_case("PROCTIME()") =>
+                {
+                    Some(("PROCTIME()".to_string(), (name.clone(), c.name.clone())))
+                }
+                _ => None,
+            })
+        })
+        .collect();
     // A table without DDL has an order nobody knows, the same on both sides: by name.
     type Place = (usize, usize, usize, String);
+    let proctime = CExpr::Call {
+        name: "PROCTIME".into(),
+        args: Vec::new(),
+    };
     let position = |canonical: &String| -> Option<Place> {
-        let expr = *exprs.get(canonical)?;
+        // A deduplication's processing-time order (`PROCTIME()`) is the table's column.
+        let expr = match exprs.get(canonical) {
+            Some(expr) => *expr,
+            None if canonical == PROCTIME_ORDER && computed_in_place(&proctime) => &proctime,
+            None => return None,
+        };
         let (table, column) = match expr {
             CExpr::Column { table, column } => (table, column),
             derived => {
-                let (table, column) = b.reads.looked_up(derived).or_else(|| {
-                    computed_in_place
-                        .then(|| b.reads.computed(derived))
-                        .flatten()
-                })?;
-                (table, column)
+                let in_place = computed_in_place(derived);
+                match b
+                    .reads
+                    .looked_up(derived)
+                    .or_else(|| in_place.then(|| b.reads.computed(derived)).flatten())
+                {
+                    Some((table, column)) => (table, column),
+                    // A processing-time column is in its place too (red team round 30).
+                    None if in_place => {
+                        let (table, column) = proctime_columns.get(canonical)?;
+                        (table, column)
+                    }
+                    None => return None,
+                }
             }
         };
         let (name, instance) = match table.rsplit_once('#') {

@@ -212,6 +212,10 @@ fn converted_terms(
                     r
                 }
             });
+            // A term written twice is one (Flink drops the repeat before it merges searches).
+            if terms.iter().any(|(_, t)| t.rendered == rendered) {
+                continue;
+            }
             let oriented = crate::plan::join_finish::oriented(&term).canonical();
             terms.push((
                 reference,
@@ -316,6 +320,11 @@ fn orientation(
     let _ = visit_expressions(written, |e| {
         if let Expr::Identifier(_) | Expr::CompoundIdentifier(_) = e {
             if let Ok(value) = conv.expr(input, e) {
+                // A computed column named is not its expression written out (red team round
+                // 30: `net > 0` against `amount - 1 > 0` splits a shared aggregate).
+                if conv.reads.is_computed_column(&value) {
+                    columns.push(format!("computed {}", value.canonical()));
+                }
                 columns_in_order(&value, &mut columns);
             }
         }
