@@ -257,7 +257,7 @@ fn plan_statement(
             .filter(|term| reads_only(term, &name))
             .cloned()
             .collect();
-        table.written_digest = written_digest_of(&on_table, &builder.written_terms, true);
+        table.written_digest = written_digest_of(&on_table, &builder.written_terms);
     }
     super::join_transpose::mark(
         &mut builder.operators,
@@ -2013,7 +2013,7 @@ fn written_filters(op: &mut Operator, written: &BTreeMap<String, Option<(usize, 
     let Ok(facts) = op.read::<Filters>() else {
         return;
     };
-    // A join's condition too (its terms on one input are filters of that input, in any order).
+    // A join's condition too.
     let join = matches!(
         op.kind,
         OperatorKind::Join
@@ -2022,13 +2022,12 @@ fn written_filters(op: &mut Operator, written: &BTreeMap<String, Option<(usize, 
             | OperatorKind::WindowJoin
             | OperatorKind::LookupJoin
     );
-    let positional = true;
     let conditions = match op.read::<crate::facts::join::JoinBase>() {
         Ok(base) if join => base.conditions,
         _ => Vec::new(),
     };
     let terms: Vec<String> = facts.filters.into_iter().chain(conditions).collect();
-    op.written_digest = written_digest_of(&terms, written, positional);
+    op.written_digest = written_digest_of(&terms, written);
 }
 
 /// The table instances the canonical `term` reads columns of, sorted.
@@ -2053,21 +2052,18 @@ fn reads_only(term: &str, prefix: &str) -> bool {
     columns.peek().is_some() && columns.all(|c| c.starts_with(prefix))
 }
 
-/// `terms` (canonical) as their WHEREs write them, sorted; with their place among the terms of
-/// their WHERE where `positional`.
+/// `terms` (canonical) as their WHEREs or ONs write them, each with its place among the terms
+/// of its clause reading the same tables (`Builder::record_written_terms`), sorted.
 fn written_digest_of(
     terms: &[String],
     written: &BTreeMap<String, Option<(usize, String)>>,
-    positional: bool,
 ) -> Vec<String> {
     let mut digest: Vec<String> = terms
         .iter()
         .filter_map(|term| {
             written.get(term).map(|w| match w {
-                // Its place too: `a AND b` against `b AND a` splits (red team round 29), but
-                // for a join, whose ON terms on one input become that input's filters.
-                Some((position, rendered)) if positional => format!("#{position} {rendered}"),
-                Some((_, rendered)) => rendered.clone(),
+                // Its place too: `a AND b` against `b AND a` splits (red team rounds 29-30).
+                Some((position, rendered)) => format!("#{position} {rendered}"),
                 None => format!("{term} | written in several ways"),
             })
         })

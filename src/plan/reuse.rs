@@ -261,6 +261,9 @@ impl Places {
         for span in op.item_spans.values_mut() {
             *span = self.moved(*span)?;
         }
+        if let Some(span) = op.padded_input.as_mut().and_then(|p| p.span.as_mut()) {
+            *span = self.moved(*span)?;
+        }
         Some(())
     }
 }
