@@ -248,13 +248,13 @@ fn plan_statement(
         if !table.has_list(crate::facts::operators::SourceFacts::normalized_read) {
             continue;
         }
-        let Some(name) = table.source_name().map(|n| format!("{n}.")) else {
+        let Some(name) = table.source_name().map(|n| vec![format!("{n}.")]) else {
             continue;
         };
         let on_table: Vec<String> = builder
             .written_terms
             .keys()
-            .filter(|term| reads_only(term, &name))
+            .filter(|term| super::read_names::reads_only(term, &name))
             .cloned()
             .collect();
         table.written_digest = written_digest_of(&on_table, &builder.written_terms);
@@ -671,9 +671,8 @@ impl<'a> Builder<'a> {
                 relation.union_slot = slot;
                 // INTERSECT and EXCEPT (without ALL) give distinct rows (plan lab: Flink removes
                 // a LEFT JOIN of one read by nothing above).
-                if !union && !all && relation.window.is_none() && relation.open_tables.is_empty() {
-                    relation.removal_key =
-                        Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
+                if !union && !all {
+                    relation.removal_key = relation.all_columns_key();
                 }
                 if let Some(inputs) = inputs {
                     let description = format!("{op} {quantifier} ({}) ({})", inputs[0], inputs[1]);
@@ -687,10 +686,7 @@ impl<'a> Builder<'a> {
                 }
                 if distinct_union && !distinct_above {
                     aggregate::distinct_rows(self, span, &relation, None, false);
-                    if relation.window.is_none() && relation.open_tables.is_empty() {
-                        relation.removal_key =
-                            Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
-                    }
+                    relation.removal_key = relation.all_columns_key();
                 }
                 Ok(relation)
             }
@@ -2032,24 +2028,12 @@ fn written_filters(op: &mut Operator, written: &BTreeMap<String, Option<(usize, 
 
 /// The table instances the canonical `term` reads columns of, sorted.
 fn tables_read(term: &str) -> Vec<String> {
-    let mut tables: Vec<String> = term
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '#' | '`' | '$')))
-        .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
+    let mut tables: Vec<String> = super::read_names::column_references(term)
         .filter_map(|column| column.rsplit_once('.').map(|(table, _)| table.to_string()))
         .collect();
     tables.sort();
     tables.dedup();
     tables
-}
-
-/// Whether the canonical `term` reads columns, all of them of the table instance `prefix`
-/// (`orders.`) names.
-fn reads_only(term: &str, prefix: &str) -> bool {
-    let mut columns = term
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '#' | '`' | '$')))
-        .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
-        .peekable();
-    columns.peek().is_some() && columns.all(|c| c.starts_with(prefix))
 }
 
 /// `terms` (canonical) as their WHEREs or ONs write them, each with its place among the terms

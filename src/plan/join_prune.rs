@@ -219,13 +219,7 @@ fn removable_outer_join(
 /// they filter nothing the operators read.
 fn drop_padded_filters(above: &mut [Operator], instances: &[String]) {
     let prefixes: Vec<String> = instances.iter().map(|i| format!("{i}.")).collect();
-    let reads_only_padded = |term: &String| {
-        let mut columns = term
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '#' || c == '`'))
-            .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
-            .peekable();
-        columns.peek().is_some() && columns.all(|c| prefixes.iter().any(|p| c.starts_with(p)))
-    };
+    let reads_only_padded = |term: &String| super::read_names::reads_only(term, &prefixes);
     for op in above {
         let Ok(facts) = op.read::<Filters>() else {
             continue;

@@ -65,9 +65,22 @@ impl ReadNames {
     }
 }
 
+/// The qualified column references of a canonical term (`orders.amount`, `t#2.k`), in order.
+pub fn column_references(term: &str) -> impl Iterator<Item = &str> {
+    term.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '#' | '`' | '$')))
+        .filter(|token| token.contains('.') && !token.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Whether a canonical term reads columns, all of them of a table instance one of `prefixes`
+/// (`orders.`) names.
+pub fn reads_only(term: &str, prefixes: &[String]) -> bool {
+    let mut columns = column_references(term).peekable();
+    columns.peek().is_some() && columns.all(|c| prefixes.iter().any(|p| c.starts_with(p)))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::ReadNames;
+    use super::{column_references, reads_only, ReadNames};
 
     #[test]
     fn a_name_is_read_as_a_whole() {
@@ -107,5 +120,17 @@ mod tests {
         let mut all = ReadNames::default();
         op.read_texts(&mut all, &[], |_| true);
         assert!(all.reads("t.c"));
+    }
+
+    #[test]
+    fn a_term_reads_only_the_tables_it_names() {
+        let prefixes = vec!["users.".to_string()];
+        assert!(reads_only("users.level > 1", &prefixes));
+        assert!(!reads_only("users.level > orders.qty", &prefixes));
+        assert!(!reads_only("TRUE", &prefixes));
+        assert_eq!(
+            column_references("`t#2`.k = 1.5 AND t.c").collect::<Vec<_>>(),
+            vec!["`t#2`.k", "t.c"]
+        );
     }
 }

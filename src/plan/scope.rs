@@ -177,6 +177,13 @@ pub enum Resolved {
 }
 
 impl Relation {
+    /// All its columns, as the key of rows made distinct (SELECT DISTINCT, UNION, INTERSECT,
+    /// EXCEPT); none over a window TVF or a table without DDL.
+    pub fn all_columns_key(&self) -> Option<Vec<CExpr>> {
+        (self.window.is_none() && self.open_tables.is_empty())
+            .then(|| self.columns.iter().map(|c| c.expr.clone()).collect())
+    }
+
     /// The columns Flink's outer-join removal sees each row unique on (`removal_key`).
     pub fn unique_for_join_removal(&self) -> Option<&Vec<CExpr>> {
         self.unique_key.as_ref().or(self.removal_key.as_ref())

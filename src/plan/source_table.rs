@@ -87,12 +87,7 @@ pub fn source_operators(
                     let texts = overridden.iter().map(|(text, _)| text.clone()).collect();
                     op.item_spans.extend(overridden);
                     op.update(|facts: &mut SourceFacts| facts.overridden_options = Some(texts));
-                    let mut options: Vec<String> = hint
-                        .options
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect();
-                    options.sort();
+                    let mut options = sorted_options(&hint.options);
                     options.dedup();
                     op.context.options_hint = hint
                         .text
@@ -247,12 +242,7 @@ fn declared(table: &Table, name: &str) -> Operator {
         ));
     }
     // Every WITH option is a fact: each one that differs is judged by a `table_option` rule.
-    let mut options: Vec<String> = def
-        .options
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    options.sort();
+    let options = sorted_options(&def.options);
     for ((key, value), span) in def.options.iter().zip(&def.option_spans) {
         op.item_spans.insert(format!("{key}={value}"), *span);
     }
@@ -509,4 +499,11 @@ pub fn table_signature(table: &Table) -> String {
         sink_options(table),
         def.like.as_ref().map(|l| l.dotted()).unwrap_or_default()
     )
+}
+
+/// Options as `key=value`, sorted.
+fn sorted_options(options: &[(String, String)]) -> Vec<String> {
+    let mut texts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    texts.sort();
+    texts
 }

@@ -32,8 +32,8 @@ pub fn select_distinct(b: &mut Builder, select: &Select, relation: Relation) -> 
     let mut relation = relation;
     // Its rows are unique on its columns (plan lab: Flink removes a LEFT JOIN of a DISTINCT
     // subquery on all its columns when nothing above reads them).
-    if relation.window.is_none() && relation.open_tables.is_empty() {
-        relation.unique_key = Some(relation.columns.iter().map(|c| c.expr.clone()).collect());
+    if let Some(key) = relation.all_columns_key() {
+        relation.unique_key = Some(key);
     }
     Ok(relation)
 }
