@@ -8,7 +8,7 @@ facts! {
         /// the join condition's terms that read both inputs (or cannot be pushed into one), canonical, `=` sides ordered, sorted as a set; a temporal join's FOR SYSTEM_TIME AS OF is one of them
         #[group = "conditions"]
         pub conditions: Vec<String>,
-        /// the condition's equalities between a column of each input (what the join's state is keyed by), canonical, in the order the condition writes them (ON, then WHERE; Flink keys the state in that order)
+        /// the condition's equalities (`=` or `IS NOT DISTINCT FROM`) between a column of each input (what the join's state is keyed by), canonical, in the order the condition writes them (ON, then WHERE; Flink keys the state in that order)
         #[group = "conditions"]
         pub join_keys: Vec<String>,
         /// the columns the join carries from its left input (those used above it or in its condition), canonical
@@ -23,7 +23,10 @@ impl JoinBase {
     pub fn key_columns(&self) -> Vec<&str> {
         self.join_keys
             .iter()
-            .flat_map(|k| k.split(" = "))
+            .flat_map(|k| {
+                k.split(" = ")
+                    .flat_map(|s| s.split(" IS NOT DISTINCT FROM "))
+            })
             .map(str::trim)
             .collect()
     }

@@ -99,6 +99,7 @@ fn table_of(instance: &str) -> String {
 }
 
 static NO_SUBQUERIES: BTreeMap<(usize, usize), String> = BTreeMap::new();
+static NO_DERIVED_TYPES: BTreeMap<String, String> = BTreeMap::new();
 
 /// Where an aggregate function comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -147,6 +148,9 @@ pub struct Converter<'a> {
     /// Set while the SELECT of a GROUP BY Flink removes is converted (each group is one row):
     /// its SUM, MIN and MAX of a value are the value (`aggregate::removable_calls`).
     pub one_row_groups: bool,
+    /// The type of each upstream value whose type the tool knows (an aggregate's MIN, MAX or
+    /// COUNT), by its canonical text: what `known_type` says of it.
+    pub derived_types: &'a BTreeMap<String, String>,
 }
 
 impl<'a> Converter<'a> {
@@ -169,6 +173,7 @@ impl<'a> Converter<'a> {
             ordinal: usize::MAX,
             keep_identities: false,
             one_row_groups: false,
+            derived_types: &NO_DERIVED_TYPES,
         }
     }
 
@@ -828,7 +833,8 @@ impl<'a> Converter<'a> {
     }
 
     /// The type of `value` when the tool knows it: a source column's declared type, a cast's
-    /// target (canonical, without NOT NULL).
+    /// target, an integer literal's, integer or floating arithmetic's, an aggregate's MIN, MAX
+    /// or COUNT (canonical, without NOT NULL).
     pub fn known_type(&self, value: &CExpr) -> Option<String> {
         let data_type = match value {
             CExpr::Call { name, args } if name == "CAST" => match args.as_slice() {
@@ -841,6 +847,23 @@ impl<'a> Converter<'a> {
                     .iter()
                     .map(|a| self.known_type(a))
                     .collect::<Option<Vec<String>>>()?;
+                least_restrictive(&types)?
+            }
+            CExpr::Derived(text) => self.derived_types.get(text)?.clone(),
+            CExpr::Literal(text) => integer_literal_type(text)?.to_string(),
+            // Arithmetic of integer or floating operands has their least restrictive type
+            // (Calcite's PLUS, MINUS and TIMES); a DECIMAL's precision moves, so it is unknown.
+            CExpr::Binary { op, left, right } if matches!(op.as_str(), "+" | "-" | "*") => {
+                let types = [self.known_type(left)?, self.known_type(right)?];
+                let plain = |t: &String| {
+                    matches!(
+                        t.as_str(),
+                        "TINYINT" | "SMALLINT" | "INT" | "BIGINT" | "FLOAT" | "DOUBLE"
+                    )
+                };
+                if !types.iter().all(plain) {
+                    return None;
+                }
                 least_restrictive(&types)?
             }
             _ => self.declared_type(value)?,
@@ -1384,6 +1407,26 @@ fn simplified_case(
 /// The type of a CASE whose results have `types` (canonical, without NOT NULL), when the tool
 /// can tell: one type, integers (the widest), or numbers with a FLOAT or DOUBLE (the widest
 /// of those), as Calcite's `leastRestrictive` gives them.
+/// An integer literal's type, as Calcite gives it: INT when it fits, else BIGINT.
+fn integer_literal_type(text: &str) -> Option<&'static str> {
+    let value: i128 = text.parse().ok()?;
+    if i32::try_from(value).is_ok() {
+        Some("INT")
+    } else {
+        i64::try_from(value).is_ok().then_some("BIGINT")
+    }
+}
+
+/// The type of an aggregate call's result, when the tool knows it: COUNT's BIGINT, and a MIN
+/// or MAX of a value of known type.
+pub fn aggregate_type(conv: &Converter, call: &AggCall) -> Option<String> {
+    match (call.name.as_str(), call.args.as_slice()) {
+        ("COUNT", _) => Some("BIGINT".into()),
+        ("MIN" | "MAX", [value]) => conv.known_type(value),
+        _ => None,
+    }
+}
+
 pub fn least_restrictive(types: &[String]) -> Option<String> {
     let first = types.first()?;
     if types.iter().all(|t| t == first) {
@@ -1393,6 +1436,12 @@ pub fn least_restrictive(types: &[String]) -> Option<String> {
     let rank = |t: &str| INTEGERS.iter().position(|i| *i == t);
     if let Some(widest) = types.iter().map(|t| rank(t)).collect::<Option<Vec<_>>>() {
         return widest.into_iter().max().map(|r| INTEGERS[r].to_string());
+    }
+    if let Some(widest) = widest_string(types) {
+        return Some(widest);
+    }
+    if let Some(widest) = widest_decimal(types) {
+        return Some(widest);
     }
     let numeric =
         |t: &str| rank(t).is_some() || t.starts_with("DECIMAL") || t == "FLOAT" || t == "DOUBLE";
@@ -1406,6 +1455,50 @@ pub fn least_restrictive(types: &[String]) -> Option<String> {
     } else {
         None
     }
+}
+
+/// The least restrictive of character string types (Calcite's): CHAR(n) of CHARs, else
+/// VARCHAR of the longest length (STRING, VARCHAR(2147483647), the longest).
+fn widest_string(types: &[String]) -> Option<String> {
+    const MAX: u64 = 2_147_483_647;
+    let length = |t: &str| -> Option<(bool, u64)> {
+        if t == "STRING" {
+            return Some((false, MAX));
+        }
+        let (fixed, rest) = match t.strip_prefix("CHAR(") {
+            Some(rest) => (true, rest),
+            None => (false, t.strip_prefix("VARCHAR(")?),
+        };
+        Some((fixed, rest.strip_suffix(')')?.parse().ok()?))
+    };
+    let lengths = types
+        .iter()
+        .map(|t| length(t))
+        .collect::<Option<Vec<_>>>()?;
+    let longest = lengths.iter().map(|(_, n)| *n).max()?;
+    Some(match (lengths.iter().all(|(fixed, _)| *fixed), longest) {
+        (true, n) => format!("CHAR({n})"),
+        (false, MAX) => "STRING".to_string(),
+        (false, n) => format!("VARCHAR({n})"),
+    })
+}
+
+/// The least restrictive of DECIMAL types (Calcite's): the largest scale, and room for the
+/// largest integer part, at most 38 digits.
+fn widest_decimal(types: &[String]) -> Option<String> {
+    let precision_scale = |t: &str| -> Option<(u32, u32)> {
+        let inner = t.strip_prefix("DECIMAL(")?.strip_suffix(')')?;
+        let (p, s) = inner.split_once(',')?;
+        Some((p.trim().parse().ok()?, s.trim().parse().ok()?))
+    };
+    let all = types
+        .iter()
+        .map(|t| precision_scale(t))
+        .collect::<Option<Vec<_>>>()?;
+    let scale = all.iter().map(|(_, s)| *s).max()?;
+    let integer = all.iter().map(|(p, s)| p.saturating_sub(*s)).max()?;
+    let precision = (integer + scale).min(38);
+    Some(format!("DECIMAL({precision}, {scale})"))
 }
 
 /// Whether a cast from type `from` to type `to` keeps every value (an integer to a wider

@@ -43,6 +43,9 @@ pub enum CExpr {
     },
 }
 
+/// `a IS NOT DISTINCT FROM b` of two columns, as the converter keeps it (`Converter::opaque`).
+const NULL_SAFE_EQUALITY: &str = "$$0 IS NOT DISTINCT FROM $$1";
+
 impl CExpr {
     pub fn column(table: &str, column: &str) -> CExpr {
         CExpr::Column {
@@ -55,6 +58,20 @@ impl CExpr {
         CExpr::Call {
             name: name.to_uppercase(),
             args,
+        }
+    }
+
+    /// The two sides of an equality Flink keys a join by: `a = b`, or the null-safe `a IS NOT
+    /// DISTINCT FROM b` (kept as written text; Flink's join spec holds it as a key that does not
+    /// filter nulls).
+    pub fn equality_sides(&self) -> Option<(&CExpr, &CExpr)> {
+        match self {
+            CExpr::Binary { op, left, right } if op == "=" => Some((left, right)),
+            CExpr::Opaque { text, args } if text == NULL_SAFE_EQUALITY => match args.as_slice() {
+                [left, right] => Some((left, right)),
+                _ => None,
+            },
+            _ => None,
         }
     }
 

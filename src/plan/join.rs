@@ -194,11 +194,14 @@ impl PendingJoin {
         // has no filter beneath the join), so changing it changes the join's condition. So does
         // every other ON term, one on the probe side too (plan oracle: `ON o.c = r.c AND
         // o.amount > 0` is the temporal join's non-equi condition; the same term in WHERE is a
-        // filter beneath it).
-        if self.kind == OperatorKind::TemporalJoin
-            && (!from_where || (reads == Reads::Right && self.join_type == "INNER"))
-        {
+        // filter beneath it). A WHERE term on the versioned table stays above the join, a
+        // filter of its output (plan lab: red team round 31, `WHERE r.rate > 0` is a Calc after
+        // an event-time temporal join whose condition is its keys alone).
+        if self.kind == OperatorKind::TemporalJoin && !from_where {
             self.conditions.push(term);
+            return;
+        }
+        if self.kind == OperatorKind::TemporalJoin && reads == Reads::Right {
             return;
         }
         // A lookup join keeps a filter on its input beneath it as its own only when it keeps
@@ -640,7 +643,7 @@ fn constants_as_columns(input: &mut Relation, key: &[CExpr]) {
 /// Whether `term` equates the column `key` with a value Flink casts to the key's type, if at
 /// all, rather than the key to the value's: the key's known type is the wider one.
 fn equated_without_cast(conv: &super::convert::Converter, term: &CExpr, key: &str) -> bool {
-    let CExpr::Binary { op, left, right } = term else {
+    let Some((left, right)) = term.equality_sides() else {
         return false;
     };
     let (own, other) = if left.canonical() == key {
@@ -653,7 +656,7 @@ fn equated_without_cast(conv: &super::convert::Converter, term: &CExpr, key: &st
     let (Some(own), Some(other)) = (conv.known_type(own), conv.known_type(other)) else {
         return false;
     };
-    op == "=" && super::convert::least_restrictive(&[own.clone(), other]).as_ref() == Some(&own)
+    super::convert::least_restrictive(&[own.clone(), other]).as_ref() == Some(&own)
 }
 
 /// The table instances `relation` reads (`t`, `t#2`), sorted: those whose columns it outputs,

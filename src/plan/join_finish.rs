@@ -467,18 +467,19 @@ pub fn inferred_terms(filters: &[&CExpr], equal: &[(CExpr, CExpr)]) -> Vec<CExpr
     inferred
 }
 
-/// The equality terms of the condition between a column (or expression) of each input: what
-/// the join's state is keyed by. Canonical, sorted.
+/// The equality terms (`=` or `IS NOT DISTINCT FROM`) of the condition between a column (or
+/// expression) of each input: what the join's state is keyed by. Canonical, sorted.
 fn join_keys(join: &PendingJoin, conditions: &[CExpr]) -> Vec<String> {
     use super::join::Reads;
     let keys: Vec<CExpr> = conditions
         .iter()
-        .filter(|term| match term {
-            CExpr::Binary { op, left, right } if op == "=" => matches!(
-                (join.reads(left), join.reads(right)),
-                (Reads::Left, Reads::Right) | (Reads::Right, Reads::Left)
-            ),
-            _ => false,
+        .filter(|term| {
+            term.equality_sides().is_some_and(|(left, right)| {
+                matches!(
+                    (join.reads(left), join.reads(right)),
+                    (Reads::Left, Reads::Right) | (Reads::Right, Reads::Left)
+                )
+            })
         })
         .cloned()
         .collect();

@@ -54,7 +54,13 @@ pub fn unread_join_columns(
     let opaque: Vec<Vec<usize>> = operators
         .iter()
         .filter(|op| op.kind == OperatorKind::Opaque)
-        .map(|op| op.join_inputs.clone())
+        .map(|op| {
+            op.join_inputs
+                .iter()
+                .chain(&op.cte_read_by)
+                .copied()
+                .collect()
+        })
         .collect();
     if opaque.iter().any(Vec::is_empty) || !operators.iter().any(|op| JOINS.contains(&op.kind)) {
         return removed;
@@ -62,20 +68,12 @@ pub fn unread_join_columns(
     // What the query and the operators above the one visited read, grown as the visit goes
     // down (each operator's text is added once, after it was pruned).
     let mut above = ReadNames::of_query(reads);
-    // The same without the query's WHERE terms, which may be those of a join's own input.
-    let mut above_operators = ReadNames::of_query(&QueryReads {
-        exprs: reads.exprs.clone(),
-        filter_texts: Vec::new(),
-        filter_places: Vec::new(),
-    });
     let mut all_pass = true;
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
             next.read_texts(&mut above, &[], |_| false);
-            next.read_texts(&mut above_operators, &[], |_| false);
             for call in unread_calls.get(i + 1).into_iter().flatten() {
                 above.add(call);
-                above_operators.add(call);
             }
             all_pass &= passes_projection(next.kind);
         }
@@ -88,9 +86,16 @@ pub fn unread_join_columns(
         ) else {
             continue;
         };
-        if let Some(padded) =
-            removable_outer_join(&operators[i], &base, &facts, &above_operators, reads)
-                .filter(|p| opaque.iter().all(|inputs| inputs.contains(&p.input)))
+        let calls_above = unread_calls.get(i + 1..).unwrap_or_default();
+        if let Some(padded) = removable_outer_join(
+            &operators[i],
+            &base,
+            &facts,
+            &operators[i + 1..],
+            reads,
+            calls_above,
+        )
+        .filter(|p| opaque.iter().all(|inputs| inputs.contains(&p.input)))
         {
             operators.remove(i);
             drop_padded_filters(&mut operators[i..], &padded.instances);
@@ -155,8 +160,9 @@ fn removable_outer_join(
     join: &Operator,
     base: &JoinBase,
     facts: &JoinFacts,
-    above: &ReadNames,
+    operators_above: &[Operator],
     reads: &QueryReads,
+    calls_above: &[Vec<String>],
 ) -> Option<PaddedSide> {
     let padded_input = join.padded_input.as_ref()?;
     // Without an equality between its inputs Flink keeps it, even over a one-row input (plan
@@ -174,23 +180,49 @@ fn removable_outer_join(
         .key
         .iter()
         .all(|c| key_columns.contains(&c.as_str()));
-    if !unique || padded.iter().any(|c| above.reads(c)) {
+    if !unique {
         return None;
     }
-    // The WHEREs of the query but those written inside the padded input (a subquery's `WHERE
-    // user_id IN (...)` filters that input: red team round 29).
+    // The WHERE terms written inside the padded input filter that input, not the join's output
+    // (a subquery's `WHERE user_id IN (...)` or `WHERE user_id > 5`: red team round 29).
+    // Each reaches the query's filters and the filters of the operators above as it does from
+    // a WHERE above the join; a term written outside too is read there.
     let outside = |place: &crate::source::ByteSpan| {
         padded_input
             .span
             .is_none_or(|input| place.start < input.start || place.end > input.end)
     };
-    let mut filters = ReadNames::default();
+    let (mut inside, mut outside_texts) = (Vec::new(), Vec::new());
+    let mut outside_terms = ReadNames::default();
     for (text, place) in reads.filter_texts.iter().zip(&reads.filter_places) {
         if outside(place) {
-            filters.add(text);
+            outside_terms.add(text);
+            outside_texts.push(*text);
+        } else {
+            inside.push(*text);
         }
     }
-    if padded.iter().any(|c| filters.reads(c)) {
+    let written_inside = |text: &str| inside.contains(&text) && !outside_texts.contains(&text);
+    let mut above = ReadNames::default();
+    let mut text = String::new();
+    for expr in &reads.exprs {
+        text.clear();
+        expr.write_canonical(&mut text);
+        if !written_inside(&text) {
+            above.add(&text);
+        }
+    }
+    for op in operators_above {
+        op.read_texts(&mut above, &[Filters::filters], written_inside);
+    }
+    calls_above
+        .iter()
+        .flatten()
+        .for_each(|call| above.add(call));
+    if padded
+        .iter()
+        .any(|c| above.reads(c) || outside_terms.reads(c))
+    {
         return None;
     }
     let mut terms: Vec<&str> = base

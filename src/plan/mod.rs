@@ -110,6 +110,10 @@ pub struct Operator {
     pub padded_input: Option<PaddedInput>,
     /// The join inputs the operator is planned in (see [`PaddedInput::id`]).
     pub join_inputs: Vec<usize>,
+    /// The join inputs reading the operator's CTE where the query reads that CTE elsewhere too:
+    /// Flink plans the CTE in each, so such an input's removal removes one copy; the operator
+    /// stays for the others.
+    pub cte_read_by: Vec<usize>,
     /// What surrounds a source table's scan (e.g. which of its columns the query reads): rules
     /// may read it through the pair's derived facts, but it is not the operator's own.
     pub context: SourceContext,
@@ -132,6 +136,7 @@ impl Operator {
             retyped: Vec::new(),
             padded_input: None,
             join_inputs: Vec::new(),
+            cte_read_by: Vec::new(),
             context: SourceContext::default(),
         }
     }

@@ -9,7 +9,7 @@ use super::join_side::Side;
 use super::rank::RankBelow;
 use super::reachable::ReachableInputs;
 use super::scope::Relation;
-use super::Operator;
+use super::{Operator, OperatorKind};
 use crate::facts::operators::OpaqueFacts;
 use crate::facts::Filters;
 use crate::source::ByteSpan;
@@ -80,7 +80,15 @@ pub fn push_down(
         None => terms.to_vec(),
     };
     if let Some(op) = aggregate.and_then(|a| operators.get_mut(a.operator)) {
-        if !reaching.is_empty() {
+        if !reaching.is_empty() && op.kind == OperatorKind::Opaque {
+            // An operator compared as a whole (INTERSECT, EXCEPT): the terms are part of what
+            // it computes.
+            let mut texts: Vec<String> = reaching.iter().map(CExpr::canonical).collect();
+            texts.sort();
+            op.update(|facts: &mut OpaqueFacts| {
+                facts.fingerprint = format!("{} WHERE {}", facts.fingerprint, texts.join(" AND "))
+            });
+        } else if !reaching.is_empty() {
             op.update(|facts: &mut Filters| {
                 for term in &reaching {
                     let canonical = term.canonical();

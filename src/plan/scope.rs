@@ -168,6 +168,16 @@ pub struct Relation {
     /// JOIN of such an input read by nothing above is removed; a GROUP BY on those columns above
     /// it stays). `unique_for_join_removal` reads both.
     pub removal_key: Option<Vec<CExpr>>,
+    /// A CTE's: the operators planned for it, once, where the WITH defines it (positions in
+    /// the query's operators); a join input reading it holds them (`Builder::cte_reads`).
+    pub cte_operators: Option<CtePlanned>,
+}
+
+/// What the WITH planned for a CTE: positions in the query's operators and UNION ALLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CtePlanned {
+    pub operators: std::ops::Range<usize>,
+    pub unions: std::ops::Range<usize>,
 }
 
 pub enum Resolved {

@@ -207,8 +207,15 @@ fn split_top_level(text: &str) -> Vec<String> {
     out
 }
 
-/// `a = b` split at its top-level `=` (not one inside a call or a string).
+/// `a = b` split at its top-level `=` (not one inside a call or a string); a null-safe
+/// `a IS NOT DISTINCT FROM b` of two columns too (Flink's join keys hold both alike).
 pub fn split_equality(term: &str) -> Option<(&str, &str)> {
+    if let Some((a, b)) = term.split_once(" IS NOT DISTINCT FROM ") {
+        let plain = |s: &str| !s.contains([' ', '(', '\'']);
+        if plain(a) && plain(b) {
+            return Some((a, b));
+        }
+    }
     let (mut depth, mut quoted) = (0i32, false);
     for (i, c) in term.char_indices() {
         match c {

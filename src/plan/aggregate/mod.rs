@@ -311,6 +311,15 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         output.filters.extend(filter.conjuncts());
     }
     let aggregates = conv.aggregates.take().unwrap_or_default();
+    let call_types: Vec<(String, String)> = aggregates
+        .iter()
+        .filter_map(|call| {
+            Some((
+                call.canonical.clone(),
+                crate::plan::convert::aggregate_type(&conv, call)?,
+            ))
+        })
+        .collect();
 
     let mut op = Operator::new(kind, node, span);
     // A group aggregate's calls named as written too: Flink's digest keeps `SUM(amount + 0)`
@@ -395,7 +404,15 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
         )
     };
     output.columns.iter_mut().for_each(|c| match &c.expr {
-        CExpr::Derived(text) => c.expr = CExpr::Derived(format!("{heading}:{text}")),
+        CExpr::Derived(text) => {
+            let output = format!("{heading}:{text}");
+            if grouping_sets.is_empty() {
+                if let Some((_, t)) = call_types.iter().find(|(call, _)| call == text) {
+                    b.derived_types.insert(output.clone(), t.clone());
+                }
+            }
+            c.expr = CExpr::Derived(output)
+        }
         other if !grouping_sets.is_empty() => {
             c.expr = CExpr::Derived(format!("{heading}:{}", other.canonical()))
         }

@@ -148,6 +148,57 @@ fn written_filters(b: &mut Builder, select: &Select, input: &Relation) -> Vec<St
     beneath
 }
 
+/// `x BETWEEN a AND b` as the two terms Flink expands it into, in that order: `x >= a`, `x <=
+/// b` (plan lab: an interval join's bounds written either way share it, and so does a range of
+/// constants written with BETWEEN, BETWEEN SYMMETRIC or two comparisons). Any other term as is,
+/// a BETWEEN SYMMETRIC of bounds other than two numbers too (their order is not known here).
+fn between_expanded(term: &Expr) -> Vec<std::borrow::Cow<'_, Expr>> {
+    use std::borrow::Cow;
+    let Expr::Between {
+        expr,
+        negated: false,
+        low,
+        high,
+    } = term
+    else {
+        return vec![Cow::Borrowed(term)];
+    };
+    let (low, high) = match crate::plan::convert::symmetric_bound(low) {
+        None => (low.as_ref(), high.as_ref()),
+        Some(bound) => match (number(bound), number(high)) {
+            (Some(a), Some(b)) if a <= b => (bound, high.as_ref()),
+            (Some(_), Some(_)) => (high.as_ref(), bound),
+            _ => return vec![Cow::Borrowed(term)],
+        },
+    };
+    [(BinaryOperator::GtEq, low), (BinaryOperator::LtEq, high)]
+        .into_iter()
+        .map(|(op, bound)| {
+            Cow::Owned(Expr::BinaryOp {
+                left: expr.clone(),
+                op,
+                right: Box::new(bound.clone()),
+            })
+        })
+        .collect()
+}
+
+/// The value of a numeric literal (`-1` included).
+fn number(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => number(expr).map(|n| -n),
+        Expr::Nested(inner) => number(inner),
+        _ => None,
+    }
+}
+
 /// One term of a WHERE as Flink's digest holds it.
 pub struct WrittenTerm {
     /// The term, canonical.
@@ -185,7 +236,12 @@ fn converted_terms(
     // expression they compare.
     let mut terms: Vec<(Option<String>, WrittenTerm)> = Vec::new();
     let mut whole: Vec<CExpr> = Vec::new();
-    for written in written.iter().flat_map(|w| crate::plan::rank::conjuncts(w)) {
+    let written: Vec<std::borrow::Cow<Expr>> = written
+        .iter()
+        .flat_map(|w| crate::plan::rank::conjuncts(w))
+        .flat_map(between_expanded)
+        .collect();
+    for written in written.iter().map(|w| w.as_ref()) {
         let condition = conv.condition(input, written).ok()?;
         let conjuncts = condition.conjuncts();
         whole.extend(conjuncts.iter().cloned());
