@@ -271,11 +271,33 @@ fn plan_statement(
         point_filters_at_their_where(op, &builder.filter_spans);
         written_filters(op, &builder.written_terms);
     }
+    // A column the query's WHERE keeps NULL (`c IS NULL`) is NULL in what it outputs.
+    // (A WHERE above a join is among its filters as its canonical text.)
+    let null_columns: Vec<String> = relation
+        .filters
+        .iter()
+        .filter_map(|term| match term {
+            CExpr::Call { name, args } if name == "IS NULL" => match args.as_slice() {
+                [column @ CExpr::Column { .. }] => Some(column.canonical()),
+                _ => None,
+            },
+            CExpr::Literal(text) => text
+                .strip_prefix("IS NULL(")
+                .and_then(|rest| rest.strip_suffix(')'))
+                .filter(|column| super::read_names::column_references(column).count() == 1)
+                .filter(|column| !column.contains([' ', '(']))
+                .map(str::to_string),
+            _ => None,
+        })
+        .collect();
+    let output_values: Vec<CExpr> = relation
+        .columns
+        .iter()
+        .map(|c| super::fold::under_null_columns(&c.expr, &null_columns))
+        .collect();
     let reads = super::prune::QueryReads {
-        exprs: relation
-            .columns
+        exprs: output_values
             .iter()
-            .map(|c| &c.expr)
             .chain(relation.filters.iter())
             .collect(),
         filter_texts: builder

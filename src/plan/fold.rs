@@ -475,12 +475,92 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (y, m, d)
 }
 
+/// `expr` as the rows above a filter `c IS NULL` compute it, for each column `c` in `null`
+/// (canonical): NULL for `c`, and NULL for arithmetic, comparisons, concatenations, negations
+/// and casts of a NULL, as Flink's optimizer reduces them under the filter's predicate (red
+/// team round 33: `o.amount * r.rate` above `WHERE r.rate IS NULL` is NULL, and `amount` no
+/// longer flows into the join beneath). Other calls keep their operands, each reduced.
+pub fn under_null_columns(expr: &CExpr, null: &[String]) -> CExpr {
+    let is_null = |e: &CExpr| matches!(e, CExpr::Literal(l) if l == "NULL");
+    if matches!(expr, CExpr::Column { .. }) && null.contains(&expr.canonical()) {
+        return CExpr::Literal("NULL".into());
+    }
+    match expr {
+        CExpr::Binary { op, left, right } => {
+            let (left, right) = (
+                under_null_columns(left, null),
+                under_null_columns(right, null),
+            );
+            let strict = matches!(
+                op.as_str(),
+                "+" | "-" | "*" | "/" | "||" | "=" | "<>" | "<" | ">" | "<=" | ">="
+            );
+            if strict && (is_null(&left) || is_null(&right)) {
+                return CExpr::Literal("NULL".into());
+            }
+            CExpr::Binary {
+                op: op.clone(),
+                left: Box::new(left),
+                right: Box::new(right),
+            }
+        }
+        CExpr::Unary { op, operand } => {
+            let operand = under_null_columns(operand, null);
+            if op == "-" && is_null(&operand) {
+                return operand;
+            }
+            CExpr::Unary {
+                op: op.clone(),
+                operand: Box::new(operand),
+            }
+        }
+        CExpr::Call { name, args } => {
+            let args: Vec<CExpr> = args.iter().map(|a| under_null_columns(a, null)).collect();
+            if name == "CAST" && args.first().is_some_and(is_null) {
+                return CExpr::Literal("NULL".into());
+            }
+            CExpr::Call {
+                name: name.clone(),
+                args,
+            }
+        }
+        CExpr::Opaque { text, args } => CExpr::Opaque {
+            text: text.clone(),
+            args: args.iter().map(|a| under_null_columns(a, null)).collect(),
+        },
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn lit(v: &str) -> CExpr {
         CExpr::Literal(v.into())
+    }
+
+    #[test]
+    fn a_column_kept_null_makes_strict_expressions_of_it_null() {
+        let product = CExpr::Binary {
+            op: "*".into(),
+            left: Box::new(CExpr::column("o", "amount")),
+            right: Box::new(CExpr::column("r", "rate")),
+        };
+        let cast = CExpr::call("CAST", vec![product.clone(), lit("DECIMAL(10, 2)")]);
+        let null = ["r.rate".to_string()];
+        assert_eq!(under_null_columns(&cast, &null), lit("NULL"));
+        // COALESCE is not strict: it still reads the other column.
+        let coalesce = CExpr::call(
+            "COALESCE",
+            vec![CExpr::column("r", "rate"), CExpr::column("o", "amount")],
+        );
+        assert_eq!(
+            under_null_columns(&coalesce, &null).canonical(),
+            "COALESCE(NULL, o.amount)"
+        );
+        // Another column is left alone.
+        assert_eq!(under_null_columns(&product, &["o.id".to_string()]), product);
     }
 
     #[test]
