@@ -401,6 +401,18 @@ pub fn join(
     let left_reach = (!left_padded).then(|| reach(&mut left, &left_side, &right_side));
     let right_reach = (!right_padded).then(|| reach(&mut right, &right_side, &left_side));
     let right_tables = right.base_tables.clone();
+    // The columns of an input read as its table declares them NOT NULL (a primary key's): the
+    // condition's COALESCE of one is the column (Flink's simplifier; red team round 29,
+    // `o.k = COALESCE(u.k, 0)` keeps the padded input unique on its key).
+    let not_null: Vec<CExpr> = {
+        let conv = b.converter();
+        [&left, &right]
+            .into_iter()
+            .filter(|input| input.scan_only)
+            .flat_map(|input| input.columns.iter().map(|c| c.expr.clone()))
+            .filter(|e| conv.declared_not_null(e))
+            .collect()
+    };
     let mut joined = left.beside(right);
     joined.sides_below = left_reach
         .unwrap_or_default()
@@ -413,6 +425,8 @@ pub fn join(
     let condition = match (&on, constraint) {
         (Some(expr), _) => {
             let (condition, terms) = super::join_finish::written_condition(b, &joined, expr)?;
+            let condition =
+                super::normalize::with_not_null(condition, &|e: &CExpr| not_null.contains(e));
             written = terms;
             // Its condition as written, for its digest: `o.k = u.k` against `u.k = o.k` in
             // one INSERT splits a join two INSERTs share (red team round 29).
