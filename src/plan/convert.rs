@@ -833,7 +833,7 @@ impl<'a> Converter<'a> {
     }
 
     /// The type of `value` when the tool knows it: a source column's declared type, a cast's
-    /// target, an integer literal's, integer or floating arithmetic's, an aggregate's MIN, MAX
+    /// target, a literal's (`literal_type`), integer or floating arithmetic's, an aggregate's MIN, MAX
     /// or COUNT (canonical, without NOT NULL).
     pub fn known_type(&self, value: &CExpr) -> Option<String> {
         let data_type = match value {
@@ -850,7 +850,7 @@ impl<'a> Converter<'a> {
                 least_restrictive(&types)?
             }
             CExpr::Derived(text) => self.derived_types.get(text)?.clone(),
-            CExpr::Literal(text) => integer_literal_type(text)?.to_string(),
+            CExpr::Literal(_) => literal_type(value)?.to_string(),
             // Arithmetic of integer or floating operands has their least restrictive type
             // (Calcite's PLUS, MINUS and TIMES); a DECIMAL's precision moves, so it is unknown.
             CExpr::Binary { op, left, right } if matches!(op.as_str(), "+" | "-" | "*") => {
@@ -1407,16 +1407,6 @@ fn simplified_case(
 /// The type of a CASE whose results have `types` (canonical, without NOT NULL), when the tool
 /// can tell: one type, integers (the widest), or numbers with a FLOAT or DOUBLE (the widest
 /// of those), as Calcite's `leastRestrictive` gives them.
-/// An integer literal's type, as Calcite gives it: INT when it fits, else BIGINT.
-fn integer_literal_type(text: &str) -> Option<&'static str> {
-    let value: i128 = text.parse().ok()?;
-    if i32::try_from(value).is_ok() {
-        Some("INT")
-    } else {
-        i64::try_from(value).is_ok().then_some("BIGINT")
-    }
-}
-
 /// The type of an aggregate call's result, when the tool knows it: COUNT's BIGINT, and a MIN
 /// or MAX of a value of known type.
 pub fn aggregate_type(conv: &Converter, call: &AggCall) -> Option<String> {
