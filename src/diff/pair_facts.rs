@@ -208,9 +208,21 @@ fn normalized_sources(query: &QueryPlan) -> Vec<String> {
 /// The facts of a query pair, for `rules/query.yaml`.
 pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
     let (old_plan, new_plan) = (job.old, job.new);
-    let side = |q: Option<&QueryPlan>, this: &Plan, other: &Plan| -> QueryFacts {
+    // `renames`: the old side is read with the new side's names (`source_renames`, and
+    // `instances` for a table read more than once).
+    let side = |q: Option<&QueryPlan>,
+                this: &Plan,
+                other: &Plan,
+                renames: &[(String, String)]|
+     -> QueryFacts {
         let mut union_inputs: Vec<String> = q
-            .map(|q| q.unions.iter().flatten().cloned().collect())
+            .map(|q| {
+                q.unions
+                    .iter()
+                    .flatten()
+                    .map(|i| source_renames::rename_text(i, renames))
+                    .collect()
+            })
             .unwrap_or_default();
         union_inputs.sort();
         QueryFacts {
@@ -232,10 +244,10 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
             }),
         }
     };
-    let old = side(pair.old, old_plan, new_plan);
+    let old = side(pair.old, old_plan, new_plan, &pair.source_renames);
     let new = QueryFacts {
         sink_deleted: false,
-        ..side(pair.new, new_plan, new_plan)
+        ..side(pair.new, new_plan, new_plan, &[])
     };
     let own_items = changed_items(pair);
     // The deployment's items matter to a query that changed one of them.

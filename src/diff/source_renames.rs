@@ -62,11 +62,7 @@ fn rename_in(text: &str, old: &str, new: &str) -> String {
 
 fn rewrite(value: &Value, renames: &[(String, String)]) -> Value {
     match value {
-        Value::String(s) => Value::String(
-            renames
-                .iter()
-                .fold(s.clone(), |text, (old, new)| rename_in(&text, old, new)),
-        ),
+        Value::String(s) => Value::String(rename_text(s, renames)),
         Value::Array(items) => Value::Array(items.iter().map(|v| rewrite(v, renames)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
@@ -77,14 +73,34 @@ fn rewrite(value: &Value, renames: &[(String, String)]) -> Value {
     }
 }
 
+/// The facts that are sets of canonical terms, kept sorted: renamed, they are sorted again.
+const SETS: [crate::facts::FactName; 3] = [
+    crate::facts::Filters::filters,
+    crate::facts::join::JoinBase::conditions,
+    crate::facts::ranking::FiltersAfter::filters_after,
+];
+
 /// The old side's facts with the lineage of each renamed source written with its new name.
 pub fn align(old: &Map<String, Value>, renames: &[(String, String)]) -> Map<String, Value> {
     if renames.is_empty() {
         return old.clone();
     }
     old.iter()
-        .map(|(k, v)| (k.clone(), rewrite(v, renames)))
+        .map(|(k, v)| {
+            let mut value = rewrite(v, renames);
+            if let (Value::Array(items), true) = (&mut value, SETS.iter().any(|s| s.name() == k)) {
+                items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+            }
+            (k.clone(), value)
+        })
         .collect()
+}
+
+/// `text` with the renames applied in order.
+pub fn rename_text(text: &str, renames: &[(String, String)]) -> String {
+    renames.iter().fold(text.to_string(), |text, (old, new)| {
+        rename_in(&text, old, new)
+    })
 }
 
 #[cfg(test)]

@@ -103,8 +103,8 @@ pub struct Finished {
     pub inferred: Vec<CExpr>,
     /// The WHERE terms taken as join conditions (canonical).
     pub conditions: BTreeSet<String>,
-    /// Whether one of them is a regular join: Flink materializes the time attributes of its
-    /// inputs (plan oracle: a proctime read through a regular join is a plain
+    /// Whether one of them is a regular join (one Flink does not remove): Flink materializes
+    /// the time attributes of its inputs (plan oracle: a proctime read through a regular join is a plain
     /// `TIMESTAMP_LTZ(3)`, and a first row by it is a Rank, not a Deduplicate).
     pub regular: bool,
     /// The conditions (as `lookup-match[...]` names them) of the LEFT lookup joins a WHERE
@@ -210,7 +210,16 @@ pub fn finish(
             right: join.right.clone(),
         };
         let op = operator(join, spans);
-        regular |= op.kind == OperatorKind::Join;
+        if op.kind == OperatorKind::Join {
+            // Flink removes an unread outer join of a unique input before it materializes
+            // time attributes: planned again so (`builder::plan_statement`), such a join keeps
+            // its inputs' time attributes.
+            if b.time_through_removable_joins && op.padded_input.is_some() {
+                b.time_kept_at.push(op.span);
+            } else {
+                regular = true;
+            }
+        }
         if matches!(
             op.kind,
             OperatorKind::Join | OperatorKind::IntervalJoin | OperatorKind::TemporalJoin

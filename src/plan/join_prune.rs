@@ -9,6 +9,7 @@
 
 use super::prune::QueryReads;
 use super::read_names::ReadNames;
+use super::set_inputs::InputView;
 use super::{Operator, OperatorKind};
 use crate::facts::join::{JoinBase, JoinFacts};
 use crate::facts::Filters;
@@ -35,6 +36,15 @@ fn passes_projection(kind: OperatorKind) -> bool {
         )
 }
 
+/// Operators above an outer join through which Flink still removes it when nothing above
+/// reads its padded input: those passing the projection, and an OVER aggregate (Calcite pushes
+/// the projection through it; plan lab, red team round 27: a bounded OVER ordered by `o.ts`
+/// over `orders o LEFT JOIN users u` reading nothing of `u` plans no join). Not a ranking:
+/// Flink keeps the join beneath a Rank (plan lab).
+fn passes_removal(kind: OperatorKind) -> bool {
+    passes_projection(kind) || kind == OperatorKind::OverAggregate
+}
+
 /// Removes from each join of one query the input columns nothing reads (see the module).
 /// Joins are visited from the last (the upstream-most is first), so a join above is pruned
 /// before the ones beneath it read its facts. Only where the tool sees everything the query
@@ -51,24 +61,16 @@ pub fn unread_join_columns(
     // An operator compared as a whole hides what it reads: nothing is pruned then, but a join
     // whose padded input holds every such operator may still go, with them (red team round 29:
     // a LEFT JOIN of an INTERSECT, or of a keyed table filtered by an IN subquery).
-    let opaque: Vec<Vec<usize>> = operators
-        .iter()
-        .filter(|op| op.kind == OperatorKind::Opaque)
-        .map(|op| {
-            op.join_inputs
-                .iter()
-                .chain(&op.cte_read_by)
-                .copied()
-                .collect()
-        })
-        .collect();
-    if opaque.iter().any(Vec::is_empty) || !operators.iter().any(|op| JOINS.contains(&op.kind)) {
+    let opaque = opaque_inputs(operators.iter());
+    if !operators.iter().any(|op| JOINS.contains(&op.kind)) {
         return removed;
     }
     // What the query and the operators above the one visited read, grown as the visit goes
     // down (each operator's text is added once, after it was pruned).
     let mut above = ReadNames::of_query(reads);
-    let mut all_pass = true;
+    let (mut all_pass, mut all_pass_removal) = (true, true);
+    // Kept beside the operators as joins are removed.
+    let mut unread_calls = unread_calls.to_vec();
     for i in (0..operators.len()).rev() {
         if let Some(next) = operators.get(i + 1) {
             next.read_texts(&mut above, &[], |_| false);
@@ -76,8 +78,31 @@ pub fn unread_join_columns(
                 above.add(call);
             }
             all_pass &= passes_projection(next.kind);
+            all_pass_removal &= passes_removal(next.kind);
         }
-        if !all_pass || !JOINS.contains(&operators[i].kind) {
+        if !JOINS.contains(&operators[i].kind) {
+            continue;
+        }
+        let calls_above = unread_calls.get(i + 1..).unwrap_or_default();
+        // A join in a set operation's input is read through that input alone.
+        let view = InputView::of(&operators[i], reads.set_operations);
+        let (opaque, input_above, passes, passes_removal) = match &view {
+            Some(view) => {
+                let seen = |op: &&Operator| view.sees(op);
+                let opaque: Vec<Vec<usize>> = opaque_inputs(operators.iter().filter(seen));
+                let above = read_from_input(view, reads, &operators[i + 1..], calls_above);
+                let all = |pass: fn(OperatorKind) -> bool| {
+                    operators[i + 1..]
+                        .iter()
+                        .filter(seen)
+                        .all(|op| pass(op.kind))
+                };
+                let passes = (all(passes_projection), all(passes_removal));
+                (opaque, Some(above), passes.0, passes.1)
+            }
+            None => (opaque.clone(), None, all_pass, all_pass_removal),
+        };
+        if !passes_removal || opaque.iter().any(Vec::is_empty) {
             continue;
         }
         let (Ok(base), Ok(facts)) = (
@@ -86,25 +111,27 @@ pub fn unread_join_columns(
         ) else {
             continue;
         };
-        let calls_above = unread_calls.get(i + 1..).unwrap_or_default();
         if let Some(padded) = removable_outer_join(
             &operators[i],
-            &base,
-            &facts,
+            (&base, &facts),
             &operators[i + 1..],
-            reads,
+            (reads, view.as_ref()),
             calls_above,
         )
         .filter(|p| opaque.iter().all(|inputs| inputs.contains(&p.input)))
         {
             operators.remove(i);
+            if i < unread_calls.len() {
+                unread_calls.remove(i);
+            }
             drop_padded_filters(&mut operators[i..], &padded.instances);
             removed.push(padded);
             continue;
         }
-        if !opaque.is_empty() {
+        if !passes || !opaque.is_empty() {
             continue;
         }
+        let above = input_above.as_ref().unwrap_or(&above);
         // The join's own facts without what it carries: its condition, keys, bounds, filters.
         let mut own_reads = ReadNames::default();
         operators[i].read_texts(
@@ -138,6 +165,55 @@ pub fn unread_join_columns(
     removed
 }
 
+/// Per operator compared as a whole, the join inputs it is planned in (none: outside any).
+fn opaque_inputs<'o>(operators: impl Iterator<Item = &'o Operator>) -> Vec<Vec<usize>> {
+    operators
+        .filter(|op| op.kind == OperatorKind::Opaque)
+        .map(|op| {
+            op.join_inputs
+                .iter()
+                .chain(&op.cte_read_by)
+                .copied()
+                .collect()
+        })
+        .collect()
+}
+
+/// What the query and the operators above read, seen from inside a set operation's input:
+/// not its other inputs, and its output columns as this input's.
+fn read_from_input(
+    view: &InputView,
+    reads: &QueryReads,
+    operators_above: &[Operator],
+    calls_above: &[Vec<String>],
+) -> ReadNames {
+    let mut read = ReadNames::rewriting(view.rewrites());
+    let mut text = String::new();
+    for expr in &reads.exprs {
+        text.clear();
+        expr.write_canonical(&mut text);
+        if view.sees_term(&text, reads) {
+            read.add(&text);
+        }
+    }
+    for (text, place) in reads.filter_texts.iter().zip(&reads.filter_places) {
+        if view.sees_place(*place) {
+            read.add(text);
+        }
+    }
+    for (k, op) in operators_above.iter().enumerate() {
+        if view.sees(op) {
+            op.read_texts(&mut read, &[], |_| false);
+            calls_above
+                .get(k)
+                .into_iter()
+                .flatten()
+                .for_each(|call| read.add(call));
+        }
+    }
+    read
+}
+
 /// The input of an outer join Flink removes, by the tables it scans.
 pub struct PaddedSide {
     /// The table instances scanned (`t`, or `t#2` for its second scan in the query).
@@ -156,12 +232,12 @@ pub struct PaddedSide {
 /// then meets at most one row, and is written once whether or not it does, so the join changes
 /// nothing (plan lab: the right input's primary key, with or without other ON terms, gives no
 /// join, and no ChangelogNormalize of the right table; reading its key keeps the join).
+/// In a set operation's input (`view`), only what is read through that input counts.
 fn removable_outer_join(
     join: &Operator,
-    base: &JoinBase,
-    facts: &JoinFacts,
+    (base, facts): (&JoinBase, &JoinFacts),
     operators_above: &[Operator],
-    reads: &QueryReads,
+    (reads, view): (&QueryReads, Option<&InputView>),
     calls_above: &[Vec<String>],
 ) -> Option<PaddedSide> {
     let padded_input = join.padded_input.as_ref()?;
@@ -192,9 +268,13 @@ fn removable_outer_join(
             .span
             .is_none_or(|input| place.start < input.start || place.end > input.end)
     };
+    let names = || view.map_or_else(ReadNames::default, |v| ReadNames::rewriting(v.rewrites()));
     let (mut inside, mut outside_texts) = (Vec::new(), Vec::new());
-    let mut outside_terms = ReadNames::default();
+    let mut outside_terms = names();
     for (text, place) in reads.filter_texts.iter().zip(&reads.filter_places) {
+        if view.is_some_and(|v| !v.sees_place(*place)) {
+            continue;
+        }
         if outside(place) {
             outside_terms.add(text);
             outside_texts.push(*text);
@@ -203,22 +283,26 @@ fn removable_outer_join(
         }
     }
     let written_inside = |text: &str| inside.contains(&text) && !outside_texts.contains(&text);
-    let mut above = ReadNames::default();
+    let mut above = names();
     let mut text = String::new();
     for expr in &reads.exprs {
         text.clear();
         expr.write_canonical(&mut text);
-        if !written_inside(&text) {
+        if !written_inside(&text) && view.is_none_or(|v| v.sees_term(&text, reads)) {
             above.add(&text);
         }
     }
-    for op in operators_above {
+    for (k, op) in operators_above.iter().enumerate() {
+        if view.is_some_and(|v| !v.sees(op)) {
+            continue;
+        }
         op.read_texts(&mut above, &[Filters::filters], written_inside);
+        calls_above
+            .get(k)
+            .into_iter()
+            .flatten()
+            .for_each(|call| above.add(call));
     }
-    calls_above
-        .iter()
-        .flatten()
-        .for_each(|call| above.add(call));
     if padded
         .iter()
         .any(|c| above.reads(c) || outside_terms.reads(c))

@@ -36,6 +36,7 @@ pub mod reachable;
 pub mod read_names;
 pub mod reuse;
 pub mod scope;
+pub mod set_inputs;
 pub mod sort;
 pub mod source_table;
 pub mod stored_columns;
@@ -114,6 +115,8 @@ pub struct Operator {
     /// Flink plans the CTE in each, so such an input's removal removes one copy; the operator
     /// stays for the others.
     pub cte_read_by: Vec<usize>,
+    /// The set operations' inputs it is planned in, innermost first.
+    pub set_inputs: Vec<set_inputs::InputOf>,
     /// What surrounds a source table's scan (e.g. which of its columns the query reads): rules
     /// may read it through the pair's derived facts, but it is not the operator's own.
     pub context: SourceContext,
@@ -137,6 +140,7 @@ impl Operator {
             padded_input: None,
             join_inputs: Vec::new(),
             cte_read_by: Vec::new(),
+            set_inputs: Vec::new(),
             context: SourceContext::default(),
         }
     }

@@ -18,6 +18,8 @@ pub struct QueryReads<'q> {
     pub filter_texts: Vec<&'q str>,
     /// Where each of `filter_texts` is written (its WHERE or HAVING).
     pub filter_places: Vec<crate::source::ByteSpan>,
+    /// The query's set operations, to read it from inside one of their inputs.
+    pub set_operations: &'q [super::set_inputs::SetOperationInputs],
 }
 
 /// Removes from each aggregate (group, group window, window TVF, OVER) of one query the calls

@@ -19,6 +19,9 @@ pub struct ReadNames {
     /// The texts themselves, for a column whose canonical name is not one run of name
     /// characters (then `prune::names` is asked).
     texts: Vec<String>,
+    /// Applied to each text added: the query as read from inside a set operation's input
+    /// (`set_inputs::InputView`).
+    rewrites: Vec<Vec<(String, String)>>,
 }
 
 impl ReadNames {
@@ -37,9 +40,24 @@ impl ReadNames {
         read
     }
 
+    /// Names read through `rewrites` (see the field).
+    pub fn rewriting(rewrites: Vec<Vec<(String, String)>>) -> ReadNames {
+        ReadNames {
+            rewrites,
+            ..Default::default()
+        }
+    }
+
     /// Adds the names `text` reads (kept whole too when it is not one name, for `reads`).
     pub fn add(&mut self, text: &str) {
         if text.is_empty() {
+            return;
+        }
+        if !self.rewrites.is_empty() {
+            let text = super::set_inputs::rewrite(text, &self.rewrites);
+            let rewrites = std::mem::take(&mut self.rewrites);
+            self.add(&text);
+            self.rewrites = rewrites;
             return;
         }
         self.add_tokens(text);

@@ -229,7 +229,7 @@ impl Relation {
     /// tables without DDL it reads. Equal lineages mean the same rows, however the SQL is
     /// written (views, CTEs and subqueries are inlined, aliases dropped).
     pub fn lineage(&self) -> String {
-        let parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        let parts = self.columns_canonical();
         format!("[{}]{}", parts.join(", "), self.rows_lineage())
     }
 
@@ -278,8 +278,18 @@ impl Relation {
     }
 
     /// Its columns' canonical texts and its tables without DDL (`t.*`), comma-separated.
+    /// Its columns' canonical texts, in order.
+    pub fn columns_canonical(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.expr.canonical()).collect()
+    }
+
+    /// Its columns' values, in order.
+    pub fn column_exprs(&self) -> Vec<CExpr> {
+        self.columns.iter().map(|c| c.expr.clone()).collect()
+    }
+
     pub fn columns_text(&self) -> String {
-        let mut parts: Vec<String> = self.columns.iter().map(|c| c.expr.canonical()).collect();
+        let mut parts = self.columns_canonical();
         parts.extend(self.open_tables.iter().map(|(_, t)| format!("{t}.*")));
         parts.join(", ")
     }
