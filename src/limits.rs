@@ -23,6 +23,10 @@ pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_RULES: usize = 10_000;
 /// Deepest nesting of views inside views.
 pub const MAX_VIEW_DEPTH: usize = 64;
+/// Most CTE reads planned again in one query (each read of a CTE after its first is planned as
+/// its own copy; a WITH whose CTEs each read the one before twice doubles them at each step).
+/// Past it, later reads share the first copy.
+pub const MAX_CTE_REPLANS: usize = 64;
 /// Deepest nesting of a rule predicate; parentheses, lists, function calls and `not` each add a
 /// level. It keeps the recursive parser and evaluator far from the end of the stack.
 pub const MAX_PREDICATE_DEPTH: usize = 64;

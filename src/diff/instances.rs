@@ -8,6 +8,7 @@
 
 use super::matching::OperatorPair;
 use super::{source_renames, union_lineage};
+use crate::plan::instance_names::two_phase;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -50,22 +51,6 @@ pub fn renames(operators: &[OperatorPair], renames: &[(String, String)]) -> Vec<
         }
     }
     two_phase(&best.1)
-}
-
-/// `a -> b` for each pair, through placeholders so that a swap does not undo itself.
-fn two_phase(perm: &[(String, String)]) -> Vec<(String, String)> {
-    let placeholder = |i: usize| format!("\u{1}{i}");
-    let mut out: Vec<(String, String)> = perm
-        .iter()
-        .enumerate()
-        .map(|(i, (a, _))| (a.clone(), placeholder(i)))
-        .collect();
-    out.extend(
-        perm.iter()
-            .enumerate()
-            .map(|(i, (_, b))| (placeholder(i), b.clone())),
-    );
-    out
 }
 
 /// Per table read more than once, its instances as written in the facts (`t`, `` `t#2` ``, ...).

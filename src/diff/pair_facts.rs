@@ -220,7 +220,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
                 q.unions
                     .iter()
                     .flatten()
-                    .map(|i| source_renames::rename_text(i, renames))
+                    .map(|i| crate::plan::instance_names::rename_text(i, renames))
                     .collect()
             })
             .unwrap_or_default();

@@ -22,8 +22,6 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
-const REUSE_KEY: &str = "table.optimizer.reuse-sub-plan-enabled";
-
 /// How the sharing of one query's operators changed between the two jobs.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct SharingChange {
@@ -327,7 +325,5 @@ fn reuses_sub_plans(plan: &Plan, query: &QueryPlan) -> bool {
         .config_versions
         .get(query.config_version)
         .unwrap_or(&plan.catalog.config);
-    config
-        .get(REUSE_KEY)
-        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
+    crate::plan::sub_plan_reuse::reuses_sub_plans(config)
 }

@@ -5,6 +5,7 @@
 //! rename itself is the source's own change, judged by the source rules (`source-renamed`).
 
 use super::matching::OperatorPair;
+use crate::plan::instance_names::rename_text;
 use serde_json::{Map, Value};
 
 /// (old name, new name) of each source table paired with a table of another name that both
@@ -25,39 +26,6 @@ pub fn of(sources: &[OperatorPair]) -> Vec<(String, String)> {
                 .then_some((old.name, new.name))
         })
         .collect()
-}
-
-fn is_name_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '.' | '`' | '$')
-}
-
-/// `text` with every column reference `old.` (at a name boundary, outside quotes) as `new.`.
-fn rename_in(text: &str, old: &str, new: &str) -> String {
-    let prefix = format!("{old}.");
-    let mut out = String::with_capacity(text.len());
-    let mut quote: Option<char> = None;
-    let mut at = 0;
-    while at < text.len() {
-        let rest = &text[at..];
-        let Some(c) = rest.chars().next() else { break };
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '\'' => quote = Some(c),
-            None => {
-                let boundary = !text[..at].chars().next_back().is_some_and(is_name_char);
-                if boundary && rest.starts_with(&prefix) {
-                    out.push_str(new);
-                    out.push('.');
-                    at += prefix.len();
-                    continue;
-                }
-            }
-        }
-        out.push(c);
-        at += c.len_utf8();
-    }
-    out
 }
 
 fn rewrite(value: &Value, renames: &[(String, String)]) -> Value {
@@ -94,32 +62,4 @@ pub fn align(old: &Map<String, Value>, renames: &[(String, String)]) -> Map<Stri
             (k.clone(), value)
         })
         .collect()
-}
-
-/// `text` with the renames applied in order.
-pub fn rename_text(text: &str, renames: &[(String, String)]) -> String {
-    renames.iter().fold(text.to_string(), |text, (old, new)| {
-        rename_in(&text, old, new)
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_column_of_the_renamed_table_takes_the_new_name_and_nothing_else_does() {
-        assert_eq!(
-            rename_in(
-                "SUM(MyTable.b) + XMyTable.c + 'MyTable.d'",
-                "MyTable",
-                "Events"
-            ),
-            "SUM(Events.b) + XMyTable.c + 'MyTable.d'"
-        );
-        assert_eq!(
-            rename_in("cat.MyTable.b", "MyTable", "Events"),
-            "cat.MyTable.b"
-        );
-    }
 }

@@ -4,7 +4,7 @@
 use super::convert::{Converter, Reads};
 use super::expr::CExpr;
 use super::options_hint;
-use super::scope::{Column, CtePlanned, PendingRank, Relation};
+use super::scope::{Column, CteDefinition, CtePlanned, PendingRank, Relation};
 use super::{
     aggregate, correlate, degrade, join, join_finish, join_nulls, match_recognize, over, pushdown,
     rank, sort, source_table, subquery, window, Operator, OperatorKind, Plan, QueryPlan,
@@ -17,7 +17,7 @@ use crate::facts::aggregate::Aggregates;
 use crate::facts::operators::OpaqueFacts;
 use crate::facts::ranking::FiltersAfter;
 use crate::facts::Filters;
-use crate::limits::MAX_VIEW_DEPTH;
+use crate::limits::{MAX_CTE_REPLANS, MAX_VIEW_DEPTH};
 use crate::notes::Notes;
 use crate::source::{ByteSpan, SourceFile};
 use crate::sql::{ColumnDef, ColumnKind, Script};
@@ -413,6 +413,9 @@ fn plan_statement_once(
     union_read_by_state &= builder.unions.iter().any(|inputs| !inputs.is_empty());
     super::sort::drop_sorts_beneath_state(&mut operators, builder.notes);
     super::rank::compare_fields_by_type(&mut operators);
+    if super::sub_plan_reuse::reuses_sub_plans(builder.config) {
+        super::sub_plan_reuse::merge_alike(&mut operators, builder.notes);
+    }
     let query = QueryPlan {
         name,
         sink: statement.sink_identity.clone(),
@@ -522,6 +525,10 @@ pub struct Builder<'a> {
     pub time_through_removable_joins: bool,
     /// Where such joins kept them.
     pub time_kept_at: Vec<ByteSpan>,
+    /// How many CTE reads were planned again (`plan_cte_again`), at most `MAX_CTE_REPLANS`.
+    cte_replans: usize,
+    /// How deep in CTE copies the builder plans.
+    cte_replanning: usize,
     /// The set operations planned so far, with their inputs (`set_inputs`).
     pub set_operations: Vec<super::set_inputs::SetOperationInputs>,
     /// The UNION ALLs (indexes in `unions`) each tagged join input records.
@@ -601,6 +608,8 @@ impl<'a> Builder<'a> {
             scans: BTreeMap::new(),
             pending_joins: Vec::new(),
             join_inputs_tagged: 0,
+            cte_replans: 0,
+            cte_replanning: 0,
             time_through_removable_joins: false,
             time_kept_at: Vec::new(),
             set_operations: Vec::new(),
@@ -656,7 +665,7 @@ impl<'a> Builder<'a> {
     pub fn query(&mut self, query: &Query) -> Result<Relation> {
         let mut scope = BTreeMap::new();
         if let Some(with) = &query.with {
-            for cte in &with.cte_tables {
+            for (at, cte) in with.cte_tables.iter().enumerate() {
                 // The CTE sees the ones before it; lent, not copied (a copy per CTE is
                 // quadratic in a long WITH).
                 self.ctes.push(std::mem::take(&mut scope));
@@ -666,17 +675,25 @@ impl<'a> Builder<'a> {
                 self.nested_query = nested;
                 scope = self.ctes.pop().unwrap_or_default();
                 // A ranking in the CTE waits for the query reading it to filter its rank.
-                let mut relation = relation?.renamed(
-                    &cte.alias
-                        .columns
-                        .iter()
-                        .map(|c| c.name.value.clone())
-                        .collect::<Vec<_>>(),
-                );
+                let columns: Vec<String> = cte
+                    .alias
+                    .columns
+                    .iter()
+                    .map(|c| c.name.value.clone())
+                    .collect();
+                let mut relation = relation?.renamed(&columns);
                 relation.cte_operators = Some(CtePlanned {
                     operators: planned_from.0..self.operators.len(),
                     unions: planned_from.1..self.unions.len(),
                 });
+                relation.cte_definition = Some(std::sync::Arc::new(CteDefinition {
+                    query: (*cte.query).clone(),
+                    columns,
+                    earlier: with.cte_tables[..at]
+                        .iter()
+                        .map(|c| c.alias.name.value.clone())
+                        .collect(),
+                }));
                 scope.insert(cte.alias.name.value.clone(), relation);
             }
         }
@@ -1894,13 +1911,33 @@ impl<'a> Builder<'a> {
     /// read as documentation style. Views and tables are found by their identity.
     pub fn named_relation(&mut self, parts: &[String], span: ByteSpan) -> Result<Relation> {
         if let [name] = parts {
-            for scope in self.ctes.iter().rev() {
-                if let Some(relation) = scope.get(name) {
-                    if let Some(range) = &relation.cte_operators {
-                        self.cte_reads.push(range.clone());
+            let found = self
+                .ctes
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(level, scope)| scope.get(name).map(|r| (level, r)));
+            if let Some((level, relation)) = found {
+                let read_before = relation
+                    .cte_operators
+                    .as_ref()
+                    .is_some_and(|range| self.cte_reads.contains(range));
+                let stateful = relation
+                    .cte_operators
+                    .as_ref()
+                    .is_some_and(|range| !range.operators.is_empty());
+                // Inside a copy, a CTE it reads is planned again too, stateful or not: the
+                // copy's reads are other instances of the tables.
+                let copying = stateful || self.cte_replanning > 0;
+                if read_before && copying && self.cte_replans < MAX_CTE_REPLANS {
+                    if let Some(definition) = relation.cte_definition.clone() {
+                        return self.plan_cte_again(level, &definition);
                     }
-                    return Ok(relation.clone());
                 }
+                if let Some(range) = &relation.cte_operators {
+                    self.cte_reads.push(range.clone());
+                }
+                return Ok(relation.clone());
             }
         }
         let identity = self.resolve(parts);
@@ -1984,6 +2021,42 @@ impl<'a> Builder<'a> {
             base_tables: vec![name.to_string()],
             ..Default::default()
         })
+    }
+
+    /// A CTE read again, planned again as Flink inlines it at each read: each read prunes its
+    /// copy to what it reads, and copies planned alike are one operator
+    /// (`sub_plan_reuse`). It sees what it saw where the WITH defines it: the CTEs before it
+    /// and the outer scopes (`level`: its WITH's scope).
+    fn plan_cte_again(&mut self, level: usize, definition: &CteDefinition) -> Result<Relation> {
+        self.cte_replans += 1;
+        self.cte_replanning += 1;
+        let mut scopes: Vec<BTreeMap<String, Relation>> =
+            self.ctes.get(..level).unwrap_or_default().to_vec();
+        let own: BTreeMap<String, Relation> = self
+            .ctes
+            .get(level)
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| definition.earlier.contains(name))
+            .map(|(name, r)| (name.clone(), r.clone()))
+            .collect();
+        scopes.push(own);
+        let saved = std::mem::replace(&mut self.ctes, scopes);
+        let nested = std::mem::replace(&mut self.nested_query, true);
+        let planned_from = (self.operators.len(), self.unions.len());
+        let relation = self.query(&definition.query);
+        self.cte_replanning -= 1;
+        self.nested_query = nested;
+        self.ctes = saved;
+        let mut relation = relation?.renamed(&definition.columns);
+        let range = CtePlanned {
+            operators: planned_from.0..self.operators.len(),
+            unions: planned_from.1..self.unions.len(),
+        };
+        self.cte_reads.push(range.clone());
+        relation.cte_operators = Some(range);
+        relation.cte_definition = None;
+        Ok(relation)
     }
 
     /// The builder's record of the UNION ALL joining `left` and `right`: a chain of UNION ALLs

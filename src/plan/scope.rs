@@ -171,6 +171,19 @@ pub struct Relation {
     /// A CTE's: the operators planned for it, once, where the WITH defines it (positions in
     /// the query's operators); a join input reading it holds them (`Builder::cte_reads`).
     pub cte_operators: Option<CtePlanned>,
+    /// A CTE's definition, to plan it again where the query reads it again
+    /// (`Builder::named_relation`).
+    pub cte_definition: Option<std::sync::Arc<CteDefinition>>,
+}
+
+/// A CTE as the WITH defines it.
+#[derive(Debug)]
+pub struct CteDefinition {
+    pub query: sqlparser::ast::Query,
+    /// The names its alias gives its columns.
+    pub columns: Vec<String>,
+    /// The CTEs of its WITH it sees (those defined before it).
+    pub earlier: Vec<String>,
 }
 
 /// What the WITH planned for a CTE: positions in the query's operators and UNION ALLs.
