@@ -527,6 +527,8 @@ pub struct Builder<'a> {
     pub time_kept_at: Vec<ByteSpan>,
     /// How many CTE reads were planned again (`plan_cte_again`), at most `MAX_CTE_REPLANS`.
     cte_replans: usize,
+    /// How many CTE plannings there were (`CtePlanned::id`).
+    ctes_planned: usize,
     /// How deep in CTE copies the builder plans.
     cte_replanning: usize,
     /// The set operations planned so far, with their inputs (`set_inputs`).
@@ -584,6 +586,11 @@ pub struct Builder<'a> {
     /// through UNION ALLs: its rows are made distinct above it, so Flink plans no aggregate of
     /// its own for an inner UNION (distinct) (it merges the unions into one).
     union_distinct_above: bool,
+    /// The set expression planned next is a direct input of a UNION (distinct).
+    distinct_union_input: bool,
+    /// The SELECT planned next is a direct input of a UNION (distinct): grouping all it
+    /// outputs, it is redundant.
+    select_in_distinct_union: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -609,6 +616,7 @@ impl<'a> Builder<'a> {
             pending_joins: Vec::new(),
             join_inputs_tagged: 0,
             cte_replans: 0,
+            ctes_planned: 0,
             cte_replanning: 0,
             time_through_removable_joins: false,
             time_kept_at: Vec::new(),
@@ -635,6 +643,8 @@ impl<'a> Builder<'a> {
             outer: Vec::new(),
             subqueries: BTreeMap::new(),
             union_distinct_above: false,
+            distinct_union_input: false,
+            select_in_distinct_union: false,
         }
     }
 
@@ -682,7 +692,9 @@ impl<'a> Builder<'a> {
                     .map(|c| c.name.value.clone())
                     .collect();
                 let mut relation = relation?.renamed(&columns);
+                self.ctes_planned += 1;
                 relation.cte_operators = Some(CtePlanned {
+                    id: self.ctes_planned,
                     operators: planned_from.0..self.operators.len(),
                     unions: planned_from.1..self.unions.len(),
                 });
@@ -717,8 +729,12 @@ impl<'a> Builder<'a> {
 
     fn set_expr(&mut self, body: &SetExpr) -> Result<Relation> {
         let distinct_above = std::mem::take(&mut self.union_distinct_above);
+        let distinct_union_input = std::mem::take(&mut self.distinct_union_input);
         match body {
-            SetExpr::Select(select) => self.select(select),
+            SetExpr::Select(select) => {
+                self.select_in_distinct_union = distinct_union_input;
+                self.select(select)
+            }
             SetExpr::Query(query) => {
                 // A parenthesized set operation is still an input of the union above it.
                 let plain = query.with.is_none()
@@ -726,6 +742,7 @@ impl<'a> Builder<'a> {
                     && query.limit_clause.is_none()
                     && query.fetch.is_none();
                 self.union_distinct_above = distinct_above && plain;
+                self.distinct_union_input = distinct_union_input && plain;
                 self.query(query)
             }
             SetExpr::SetOperation {
@@ -748,12 +765,14 @@ impl<'a> Builder<'a> {
                 // A set operation's inputs are not the statement's own query: a view's ORDER
                 // BY read in one is dropped (red team round 24).
                 let nested = std::mem::replace(&mut self.nested_query, true);
+                self.distinct_union_input = distinct_union;
                 let left = self.set_expr(left);
                 self.nested_query = nested;
                 let left = self.finish_rank(left?, span)?;
                 self.union_distinct_above = inputs_distinct_above;
                 let before_right = self.operators.len();
                 let nested = std::mem::replace(&mut self.nested_query, true);
+                self.distinct_union_input = distinct_union;
                 let right = self.set_expr(right);
                 self.nested_query = nested;
                 let right = self.finish_rank(right?, span)?;
@@ -887,6 +906,7 @@ impl<'a> Builder<'a> {
     }
 
     fn select(&mut self, select: &Select) -> Result<Relation> {
+        let in_distinct_union = std::mem::take(&mut self.select_in_distinct_union);
         let span = self.span(select);
         let mark = self.pending_joins.len();
         let opaque_mark = self.opaque_joins.len();
@@ -1142,10 +1162,22 @@ impl<'a> Builder<'a> {
         // oracle, a GROUP BY or DISTINCT holding the primary key of a CDC, upsert or lookup
         // table beneath plans no group aggregate; red team round 17, FS3: nor with MAX(x),
         // while a COUNT(*) added brings one).
-        let grouping_removed = grouped
-            && aggregate::removable_calls(select)
+        // A direct input of a UNION (distinct) grouped on every column it outputs, without
+        // calls: Flink's union aggregate makes its rows distinct anyway and removes it
+        // (AggregateUnionAggregateRule; plan lab, red team round 34 Q: `... UNION SELECT
+        // DISTINCT ...` and `... GROUP BY id, name, amount` plan one aggregate; not through a
+        // UNION ALL beneath the UNION).
+        let redundant_under_union = in_distinct_union
+            && input.window.is_none()
+            && grouped
             && select.having.is_none()
-            && aggregate::groups_unique_rows(self, select, &input);
+            && !aggregate::has_aggregates(select)
+            && groups_its_output(select);
+        let grouping_removed = redundant_under_union
+            || grouped
+                && aggregate::removable_calls(select)
+                && select.having.is_none()
+                && aggregate::groups_unique_rows(self, select, &input);
         let aggregates = !grouping_removed && (grouped || aggregate::has_aggregates(select));
         let windowed = over::has_over(select);
         // A ranking this SELECT does not filter: Flink prunes it when nothing reads its rank;
@@ -1237,7 +1269,7 @@ impl<'a> Builder<'a> {
             && !aggregates
             && !windowed
             && matches!(select.distinct, Some(sqlparser::ast::Distinct::Distinct))
-            && aggregate::unique_rows(&output);
+            && (in_distinct_union || aggregate::unique_rows(&output));
         if distinct && !distinct_removed {
             output = aggregate::select_distinct(self, select, output)?;
             // Every column is a key of the distinct aggregate: a WHERE above filters its input,
@@ -2049,7 +2081,9 @@ impl<'a> Builder<'a> {
         self.nested_query = nested;
         self.ctes = saved;
         let mut relation = relation?.renamed(&definition.columns);
+        self.ctes_planned += 1;
         let range = CtePlanned {
+            id: self.ctes_planned,
             operators: planned_from.0..self.operators.len(),
             unions: planned_from.1..self.unions.len(),
         };
@@ -2422,6 +2456,28 @@ fn group_keys(b: &mut Builder, select: &Select, input: &Relation) -> Option<Vec<
 }
 
 /// A plain SELECT DISTINCT over a window TVF, as the GROUP BY of its items.
+/// Whether a GROUP BY groups exactly what the SELECT outputs: each item a key, each key an
+/// item (as written).
+fn groups_its_output(select: &Select) -> bool {
+    let sqlparser::ast::GroupByExpr::Expressions(keys, modifiers) = &select.group_by else {
+        return false;
+    };
+    let items: Option<Vec<String>> = select
+        .projection
+        .iter()
+        .map(|item| crate::sql::item_expr(item).map(ToString::to_string))
+        .collect();
+    let Some(mut items) = items else {
+        return false;
+    };
+    let mut keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+    items.sort();
+    items.dedup();
+    keys.sort();
+    keys.dedup();
+    modifiers.is_empty() && !keys.is_empty() && items == keys
+}
+
 fn distinct_as_grouping(select: &Select, input: &Relation) -> Option<Select> {
     let plain = matches!(select.distinct, Some(sqlparser::ast::Distinct::Distinct))
         && matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty())

@@ -189,6 +189,9 @@ pub struct CteDefinition {
 /// What the WITH planned for a CTE: positions in the query's operators and UNION ALLs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CtePlanned {
+    /// Which planning of which CTE (two CTEs, one nested in the other, may plan the same
+    /// operators).
+    pub id: usize,
     pub operators: std::ops::Range<usize>,
     pub unions: std::ops::Range<usize>,
 }
