@@ -410,6 +410,7 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
             _ => default_name(expr, index),
         };
         let value = over_expr(b, &input, expr, &mut aggregates, qualify)?;
+        let value = marked(value, &canonical_spec.0, &canonical_spec.1);
         let time = match (expr, &value) {
             (Expr::Identifier(_) | Expr::CompoundIdentifier(_), CExpr::Column { .. }) => input
                 .columns
@@ -514,6 +515,34 @@ pub fn build(b: &mut Builder, select: &Select, input: Relation) -> Result<Relati
     });
     b.operators.push(op);
     Ok(output)
+}
+
+/// Which OVER aggregate computes a result: its partition and order, appended to the result
+/// (`over:COUNT(*)` is `over:COUNT(*) OVER(orders.k; orders.ts)`). Two copies of one view's
+/// OVER (its reads, `sub_plan_reuse`) compute the same calls over other instances; what
+/// reads one copy's `COUNT(*)` does not read the other's (red team round 35 S).
+pub fn output_marker(partition: &[String], order: &str) -> String {
+    format!(" OVER({}; {order})", partition.join(", "))
+}
+
+/// `value` with each OVER result in it marked by its aggregate ([`output_marker`]).
+fn marked(value: CExpr, partition: &[String], order: &str) -> CExpr {
+    fn results(e: &CExpr, out: &mut Vec<CExpr>) {
+        match e {
+            CExpr::Derived(t) if t.starts_with("over:") => out.push(e.clone()),
+            other => other.children().into_iter().for_each(|c| results(c, out)),
+        }
+    }
+    let mut found = Vec::new();
+    results(&value, &mut found);
+    let marker = output_marker(partition, order);
+    found.dedup();
+    found.into_iter().fold(value, |value, result| {
+        let CExpr::Derived(text) = &result else {
+            return value;
+        };
+        value.replaced(&result, &CExpr::Derived(format!("{text}{marker}")))
+    })
 }
 
 /// Converts a SELECT item, turning each `agg(...) OVER w` into an aggregate of the operator.

@@ -126,7 +126,16 @@ fn is_read(call: &str, owner: usize, operators: &[Operator], reads: &QueryReads)
     // that aggregate's: its own `COUNT(*)` is no read of this one's (plan lab: a view's
     // `COUNT(*) AS n` joined on its key alone, under a GROUP BY counting rows, is dropped).
     let read_directly = !aggregated_above(owner, operators);
-    if read_directly && reads.exprs.iter().any(|e| reads_output(e, call)) {
+    // An OVER aggregate's result names the aggregate (`over::output_marker`).
+    let marker = operators[owner]
+        .read::<crate::facts::aggregate::OverAggregateFacts>()
+        .ok()
+        .filter(|_| operators[owner].kind == OperatorKind::OverAggregate)
+        .map(|f| super::over::output_marker(&f.partition_keys, &f.order.key));
+    let names = |text: &str, call: &str| {
+        names(text, call) && marker.as_ref().is_none_or(|m| text.contains(m.as_str()))
+    };
+    if read_directly && reads.exprs.iter().any(|e| reads_output(e, call, &names)) {
         return true;
     }
     if read_directly && reads.filter_texts.iter().any(|t| names(t, call)) {
@@ -174,10 +183,13 @@ fn aggregated_above(owner: usize, operators: &[Operator]) -> bool {
 
 /// Whether a value the query reads comes from the call's output column: the call itself, the
 /// aggregate's column for it (`kind[keys]:call`), or an upstream result built on it.
-fn reads_output(expr: &CExpr, call: &str) -> bool {
+fn reads_output(expr: &CExpr, call: &str, names: &impl Fn(&str, &str) -> bool) -> bool {
     match expr {
         CExpr::Derived(text) => names(text, call),
-        other => other.children().into_iter().any(|c| reads_output(c, call)),
+        other => other
+            .children()
+            .into_iter()
+            .any(|c| reads_output(c, call, names)),
     }
 }
 
