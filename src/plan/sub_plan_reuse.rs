@@ -10,6 +10,7 @@
 use super::instance_names::{rename_text, renumbered_by_appearance};
 use super::Operator;
 use crate::notes::Notes;
+use foldhash::HashSet;
 use serde_json::Value;
 
 pub const REUSE_KEY: &str = "table.optimizer.reuse-sub-plan-enabled";
@@ -23,21 +24,22 @@ pub fn reuses_sub_plans(config: &crate::catalog::config::Config) -> bool {
 
 /// Removes each operator planned alike with one planned before it (see the module).
 pub fn merge_alike(operators: &mut Vec<Operator>, notes: &mut Notes) {
-    let keys: Vec<String> = operators.iter().map(alike_key).collect();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut kept = Vec::with_capacity(operators.len());
-    for (i, op) in std::mem::take(operators).into_iter().enumerate() {
-        match keys[..i].iter().position(|k| *k == keys[i]) {
-            Some(first) if kept.iter().any(|(at, _)| *at == first) => notes.assume(
-                format!(
-                    "this {} is planned alike for another read of the same tables: Flink computes it once (sub-plan reuse)",
-                    op.kind.name()
-                ),
-                Some(op.span),
-            ),
-            _ => kept.push((i, op)),
+    for op in std::mem::take(operators) {
+        if seen.insert(alike_key(&op)) {
+            kept.push(op);
+            continue;
         }
+        notes.assume(
+            format!(
+                "this {} is planned alike for another read of the same tables: Flink computes it once (sub-plan reuse)",
+                op.kind.name()
+            ),
+            Some(op.span),
+        );
     }
-    *operators = kept.into_iter().map(|(_, op)| op).collect();
+    *operators = kept;
 }
 
 /// What must be alike for two operators of one query to be one: their kind, facts, field
