@@ -215,15 +215,16 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
                 other: &Plan,
                 renames: &[(String, String)]|
      -> QueryFacts {
-        let mut union_inputs: Vec<String> = q
+        let union_order: Vec<String> = q
             .map(|q| {
-                q.unions
+                q.union_order
                     .iter()
                     .flatten()
                     .map(|i| crate::plan::instance_names::rename_text(i, renames))
                     .collect()
             })
             .unwrap_or_default();
+        let mut union_inputs = union_order.clone();
         union_inputs.sort();
         QueryFacts {
             exists: q.is_some(),
@@ -234,6 +235,7 @@ pub fn query_facts(pair: &QueryPair, job: &Job) -> QueryPairSides {
             sources: q.map(|q| q.sources.clone()).unwrap_or_default(),
             normalized_sources: q.map(normalized_sources).unwrap_or_default(),
             union_inputs,
+            union_order,
             union_read_by_state: q.is_some_and(|q| q.union_read_by_state),
             removed_joins: q.map(|q| q.removed_joins.clone()).unwrap_or_default(),
             sink_options: q.and_then(|q| q.sink_options.clone()),

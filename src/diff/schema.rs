@@ -115,6 +115,7 @@ pub fn coverage_group(key: &str) -> &str {
         OperatorKind::ALL
             .into_iter()
             .flat_map(facts::operator_facts)
+            .chain(facts_of::<QueryFacts>())
             .filter_map(|f| Some((f.name, f.group?)))
             .collect()
     });

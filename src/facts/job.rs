@@ -60,7 +60,11 @@ facts! {
         #[judged_by = "the source rules (source-normalized-*), on each source table's pair; a new query's by query-added-normalized-source"]
         pub normalized_sources: Vec<String>,
         /// the inputs of its UNION ALLs, canonical, sorted (their order does not matter)
+        #[group = "union_inputs"]
         pub union_inputs: Vec<String>,
+        /// the same inputs in the order they are written, each UNION's in turn (the old side's read with the new side's table names)
+        #[group = "union_inputs"]
+        pub union_order: Vec<String>,
         /// whether a stateful operator reads the output of one of its UNION ALLs (is above it; when unsure, true)
         pub union_read_by_state: bool,
         /// the outer joins Flink removes from it, because their padded input is unique on the join keys and nothing above reads it, as `LEFT JOIN table ON terms` (canonical), sorted: they plan no operator

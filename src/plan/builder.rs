@@ -423,6 +423,12 @@ fn plan_statement_once(
         operators,
         sources: builder.sources,
         source_tables,
+        union_order: builder
+            .unions
+            .iter()
+            .filter(|inputs| !inputs.is_empty())
+            .cloned()
+            .collect(),
         unions: builder
             .unions
             .drain(..)

@@ -97,6 +97,7 @@ pub fn opaque_query(
         ),
         sources: lineage.tables,
         unions: Vec::new(),
+        union_order: Vec::new(),
         union_read_by_state: false,
         removed_joins: Vec::new(),
         removed_joins_span: None,

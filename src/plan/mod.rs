@@ -389,6 +389,8 @@ pub struct QueryPlan {
     pub source_tables: Vec<Operator>,
     /// The inputs of each UNION ALL of the query, canonical and sorted.
     pub unions: Vec<Vec<String>>,
+    /// The same, in the order they are written (`unions` before sorting).
+    pub union_order: Vec<Vec<String>>,
     /// Whether a stateful operator may read the output of one of its UNION ALLs (is above it).
     pub union_read_by_state: bool,
     /// The outer joins Flink removes (`join_prune::removable_outer_join`), as

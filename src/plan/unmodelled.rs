@@ -42,6 +42,7 @@ pub fn pipelines(catalog: &Catalog, file: &SourceFile) -> Vec<QueryPlan> {
                 sources: Vec::new(),
                 source_tables: Vec::new(),
                 unions: Vec::new(),
+                union_order: Vec::new(),
                 union_read_by_state: false,
                 removed_joins: Vec::new(),
                 removed_joins_span: None,
