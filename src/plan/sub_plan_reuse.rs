@@ -10,8 +10,9 @@
 use super::instance_names::{rename_text, renumbered_by_appearance};
 use super::Operator;
 use crate::notes::Notes;
-use foldhash::HashSet;
+use foldhash::HashMap;
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 pub const REUSE_KEY: &str = "table.optimizer.reuse-sub-plan-enabled";
 
@@ -22,12 +23,18 @@ pub fn reuses_sub_plans(config: &crate::catalog::config::Config) -> bool {
         .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
 }
 
-/// Removes each operator planned alike with one planned before it (see the module).
+/// Removes each operator planned alike with one planned before it (see the module). Copies
+/// of one view read twice read other instances of its tables; two operators alike but reading
+/// one instance are no copies of each other: joins of a CTE self-joined at two depths of a
+/// chain read the same first copy, and Flink plans each.
 pub fn merge_alike(operators: &mut Vec<Operator>, notes: &mut Notes) {
-    let mut seen: HashSet<String> = HashSet::default();
+    let mut seen: HashMap<String, Vec<BTreeSet<String>>> = HashMap::default();
     let mut kept = Vec::with_capacity(operators.len());
     for op in std::mem::take(operators) {
-        if seen.insert(alike_key(&op)) {
+        let read = instances_read(&op);
+        let alike = seen.entry(alike_key(&op)).or_default();
+        if !alike.iter().any(|other| other.is_disjoint(&read)) {
+            alike.push(read);
             kept.push(op);
             continue;
         }
@@ -40,6 +47,18 @@ pub fn merge_alike(operators: &mut Vec<Operator>, notes: &mut Notes) {
         );
     }
     *operators = kept;
+}
+
+/// The table instances an operator's facts name (`orders`, `` `orders#2` ``).
+fn instances_read(op: &Operator) -> BTreeSet<String> {
+    let text = op.facts_text();
+    super::read_names::column_references(&text)
+        .filter_map(|column| {
+            column
+                .rsplit_once('.')
+                .map(|(instance, _)| instance.to_string())
+        })
+        .collect()
 }
 
 /// What must be alike for two operators of one query to be one: their kind, facts, field
@@ -79,4 +98,45 @@ fn alike_key(op: &Operator) -> String {
         key.push_str(&format!("\u{0}{name}={value}"));
     }
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_alike;
+    use crate::facts::Filters;
+    use crate::notes::Notes;
+    use crate::plan::{Operator, OperatorKind};
+
+    fn join_on(term: &str) -> Operator {
+        let mut op = Operator::new(
+            OperatorKind::Join,
+            "stream-exec-join",
+            crate::source::ByteSpan::default(),
+        );
+        op.put(&Filters {
+            filters: vec![term.to_string()],
+        });
+        op
+    }
+
+    #[test]
+    fn copies_reading_other_instances_are_one_and_operators_sharing_one_are_not() {
+        let mut operators = vec![
+            join_on("t.k = `t#2`.k"),
+            // Alike once renumbered, but it reads `t` too: a join above the first, not a copy.
+            join_on("t.k = `t#3`.k"),
+            // A copy of the first over other reads.
+            join_on("`t#4`.k = `t#5`.k"),
+        ];
+        merge_alike(&mut operators, &mut Notes::default());
+        let left: Vec<String> = operators
+            .iter()
+            .map(|op| {
+                op.read::<Filters>()
+                    .map(|f| f.filters.join(""))
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(left, ["t.k = `t#2`.k", "t.k = `t#3`.k"]);
+    }
 }
